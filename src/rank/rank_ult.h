@@ -1,0 +1,76 @@
+/* User-level threads (ULTs) and the per-PE scheduler.
+ *
+ * Every MPI rank is a ULT on its own mmap'ed stack (guard page below it).
+ * One scheduler per PE (processing element = one OS thread; today one per
+ * process) runs ready ULTs and, between them, calls the PE's progress
+ * function (UCX progress).  A ULT waiting for a request calls rank_block();
+ * whoever completes the request calls rank_wake() on it.  A wake that comes
+ * before the block is remembered, so `while (!done) rank_block();` never
+ * sleeps through a completion.  Everything here is single-threaded per PE.
+ */
+#ifndef AMPI_RANK_ULT_H
+#define AMPI_RANK_ULT_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include "util/util_list.h"
+#include "rank/rank_ctx.h"
+
+typedef enum {
+    RANK_ULT_READY,   /* in the ready queue */
+    RANK_ULT_RUNNING, /* the current ULT of its PE */
+    RANK_ULT_BLOCKED, /* waiting for rank_wake() */
+    RANK_ULT_DONE     /* its function returned */
+} rank_ult_state_t;
+
+typedef struct rank_pe rank_pe_t;
+
+typedef struct rank_ult {
+    rank_ctx_t ctx;          /* saved registers while not running */
+    rank_ult_state_t state;
+    bool wake_pending;       /* rank_wake() came while not blocked */
+    util_dlink_t ready_link; /* in pe->ready */
+    rank_pe_t *pe;
+    void (*fn)(void *);
+    void *arg;
+    void *user;              /* owner's per-rank state (the MPI rank) */
+    int id;                  /* used in messages (e.g. the MPI rank) */
+    void *stack_map;         /* mmap'ed region, guard page first */
+    size_t stack_map_size;
+    size_t stack_size;       /* usable bytes above the guard page */
+} rank_ult_t;
+
+/* Progress function of a PE: returns nonzero when it did something. */
+typedef int (*rank_progress_fn)(void *arg);
+
+struct rank_pe {
+    rank_ctx_t sched_ctx;    /* the scheduler's own context (the OS thread's stack) */
+    rank_ult_t *current;     /* running ULT, NULL while the scheduler runs */
+    util_dlist_t ready;
+    int nlive;               /* ULTs created and not DONE */
+    rank_progress_fn progress;
+    void *progress_arg;
+};
+
+void rank_pe_init(rank_pe_t *pe, rank_progress_fn progress, void *progress_arg);
+
+/* Create a ULT that runs fn(arg) on a fresh stack of stack_size bytes
+ * (0 = the default: AMPI_STACK_SIZE or 8 MiB); it starts READY.
+ * Returns NULL (errno set) when the stack cannot be mapped. */
+rank_ult_t *rank_ult_create(rank_pe_t *pe, size_t stack_size, void (*fn)(void *), void *arg);
+void rank_ult_destroy(rank_ult_t *ult); /* only when DONE */
+
+/* Run the scheduler on the calling OS thread until every ULT of pe is DONE. */
+void rank_pe_run(rank_pe_t *pe);
+
+rank_ult_t *rank_self(void);      /* current ULT of this thread's PE, NULL in the scheduler */
+rank_pe_t *rank_current_pe(void); /* PE running on this thread (set by rank_pe_run), or NULL */
+void rank_block(void);            /* block the current ULT until woken */
+void rank_yield(void);            /* requeue the current ULT at the tail and let others run */
+void rank_wake(rank_ult_t *ult);  /* make ult ready if blocked; else remember the wake */
+
+/* Install the SIGSEGV/SIGBUS handler (on an alternate signal stack) that
+ * turns a touch of a ULT's guard page into a clear message and abort(). */
+void rank_guard_install(void);
+
+#endif
