@@ -1,0 +1,389 @@
+/* AMPI-UCX: the MPI 3.1 C interface.
+ *
+ * MPI ranks are user-level threads: several ranks may share one process, so
+ * programs run with more ranks than processes (+vp) must not keep mutable
+ * globals.  The user's `main` is renamed to AMPI_Main below; the library's own
+ * main (libampi_main.a, linked by ampicc) starts one user-level thread per rank
+ * that calls it.  Define AMPI_NO_MAIN_RENAME to keep your `main`, e.g. in a file
+ * that includes mpi.h but is not an MPI program's main file. */
+#ifndef AMPI_MPI_H
+#define AMPI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define AMPI_UCX 1
+#define MPIX_CUDA_AWARE_SUPPORT 1
+
+/* ---- handles ---- */
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Win;
+typedef struct AMPI_Request_s *MPI_Request;
+typedef struct AMPI_Message_s *MPI_Message;
+typedef struct AMPI_File_s *MPI_File;
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int ampi_cancelled;   /* private */
+    long long ampi_count; /* private: bytes received */
+} MPI_Status;
+
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+#define MPI_COMM_SELF ((MPI_Comm)2)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)2)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV ((MPI_Info)1)
+#define MPI_WIN_NULL ((MPI_Win)0)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+#define MPI_FILE_NULL ((MPI_File)0)
+
+/* ---- predefined datatypes (indices into the library's type table) ---- */
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_CHAR ((MPI_Datatype)1)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)2)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)3)
+#define MPI_BYTE ((MPI_Datatype)4)
+#define MPI_WCHAR ((MPI_Datatype)5)
+#define MPI_SHORT ((MPI_Datatype)6)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)7)
+#define MPI_INT ((MPI_Datatype)8)
+#define MPI_UNSIGNED ((MPI_Datatype)9)
+#define MPI_LONG ((MPI_Datatype)10)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)11)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)12)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)13)
+#define MPI_FLOAT ((MPI_Datatype)14)
+#define MPI_DOUBLE ((MPI_Datatype)15)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)16)
+#define MPI_PACKED ((MPI_Datatype)17)
+#define MPI_INT8_T ((MPI_Datatype)18)
+#define MPI_INT16_T ((MPI_Datatype)19)
+#define MPI_INT32_T ((MPI_Datatype)20)
+#define MPI_INT64_T ((MPI_Datatype)21)
+#define MPI_UINT8_T ((MPI_Datatype)22)
+#define MPI_UINT16_T ((MPI_Datatype)23)
+#define MPI_UINT32_T ((MPI_Datatype)24)
+#define MPI_UINT64_T ((MPI_Datatype)25)
+#define MPI_C_BOOL ((MPI_Datatype)26)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)27)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)28)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)29)
+#define MPI_AINT ((MPI_Datatype)30)
+#define MPI_OFFSET ((MPI_Datatype)31)
+#define MPI_COUNT ((MPI_Datatype)32)
+#define MPI_FLOAT_INT ((MPI_Datatype)33)
+#define MPI_DOUBLE_INT ((MPI_Datatype)34)
+#define MPI_LONG_INT ((MPI_Datatype)35)
+#define MPI_2INT ((MPI_Datatype)36)
+#define MPI_SHORT_INT ((MPI_Datatype)37)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)38)
+#define MPI_CHARACTER ((MPI_Datatype)39)
+#define MPI_INTEGER ((MPI_Datatype)40)
+#define MPI_REAL ((MPI_Datatype)41)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)42)
+#define MPI_COMPLEX ((MPI_Datatype)43)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)44)
+#define MPI_LOGICAL ((MPI_Datatype)45)
+#define MPI_2INTEGER ((MPI_Datatype)46)
+#define MPI_2REAL ((MPI_Datatype)47)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)48)
+#define MPI_UB ((MPI_Datatype)49)
+#define MPI_LB ((MPI_Datatype)50)
+#define AMPI_DATATYPE_PREDEFINED_LAST 50
+
+/* ---- reduction operations ---- */
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX ((MPI_Op)1)
+#define MPI_MIN ((MPI_Op)2)
+#define MPI_SUM ((MPI_Op)3)
+#define MPI_PROD ((MPI_Op)4)
+#define MPI_LAND ((MPI_Op)5)
+#define MPI_BAND ((MPI_Op)6)
+#define MPI_LOR ((MPI_Op)7)
+#define MPI_BOR ((MPI_Op)8)
+#define MPI_LXOR ((MPI_Op)9)
+#define MPI_BXOR ((MPI_Op)10)
+#define MPI_MAXLOC ((MPI_Op)11)
+#define MPI_MINLOC ((MPI_Op)12)
+#define MPI_REPLACE ((MPI_Op)13)
+#define MPI_NO_OP ((MPI_Op)14)
+
+/* ---- special values ---- */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_BSEND_OVERHEAD 64
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_BOTTOM ((void *)0)
+#define MPI_UNWEIGHTED ((int *)1)
+#define MPI_WEIGHTS_EMPTY ((int *)2)
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PORT_NAME 256
+
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+
+#define MPI_COMM_TYPE_SHARED 1
+
+#define MPI_LOCK_EXCLUSIVE 1
+#define MPI_LOCK_SHARED 2
+#define MPI_MODE_NOCHECK 1
+#define MPI_MODE_NOSTORE 2
+#define MPI_MODE_NOPUT 4
+#define MPI_MODE_NOPRECEDE 8
+#define MPI_MODE_NOSUCCEED 16
+
+/* predefined attribute keys (MPI_Comm_get_attr) */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_LASTUSEDCODE 6
+#define MPI_APPNUM 7
+
+/* ---- error classes ---- */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_KEYVAL 20
+#define MPI_ERR_NO_MEM 21
+#define MPI_ERR_BASE 22
+#define MPI_ERR_INFO_KEY 23
+#define MPI_ERR_INFO_VALUE 24
+#define MPI_ERR_INFO_NOKEY 25
+#define MPI_ERR_SPAWN 26
+#define MPI_ERR_PORT 27
+#define MPI_ERR_SERVICE 28
+#define MPI_ERR_NAME 29
+#define MPI_ERR_WIN 30
+#define MPI_ERR_SIZE 31
+#define MPI_ERR_DISP 32
+#define MPI_ERR_INFO 33
+#define MPI_ERR_LOCKTYPE 34
+#define MPI_ERR_ASSERT 35
+#define MPI_ERR_RMA_CONFLICT 36
+#define MPI_ERR_RMA_SYNC 37
+#define MPI_ERR_RMA_RANGE 38
+#define MPI_ERR_RMA_ATTACH 39
+#define MPI_ERR_RMA_SHARED 40
+#define MPI_ERR_RMA_FLAVOR 41
+#define MPI_ERR_FILE 42
+#define MPI_ERR_NOT_SAME 43
+#define MPI_ERR_AMODE 44
+#define MPI_ERR_UNSUPPORTED_DATAREP 45
+#define MPI_ERR_UNSUPPORTED_OPERATION 46
+#define MPI_ERR_NO_SUCH_FILE 47
+#define MPI_ERR_FILE_EXISTS 48
+#define MPI_ERR_BAD_FILE 49
+#define MPI_ERR_ACCESS 50
+#define MPI_ERR_NO_SPACE 51
+#define MPI_ERR_QUOTA 52
+#define MPI_ERR_READ_ONLY 53
+#define MPI_ERR_FILE_IN_USE 54
+#define MPI_ERR_DUP_DATAREP 55
+#define MPI_ERR_CONVERSION 56
+#define MPI_ERR_IO 57
+#define MPI_ERR_LASTCODE 57
+
+/* ---- callbacks ---- */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                          void *extra_state);
+
+/* Every function exists as MPI_x and PMPI_x (the profiling interface). */
+#define AMPI_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args
+
+/* environment */
+AMPI_DECL(int, Init, (int *argc, char ***argv));
+AMPI_DECL(int, Init_thread, (int *argc, char ***argv, int required, int *provided));
+AMPI_DECL(int, Initialized, (int *flag));
+AMPI_DECL(int, Finalize, (void));
+AMPI_DECL(int, Finalized, (int *flag));
+AMPI_DECL(int, Query_thread, (int *provided));
+AMPI_DECL(int, Is_thread_main, (int *flag));
+AMPI_DECL(int, Abort, (MPI_Comm comm, int errorcode));
+AMPI_DECL(double, Wtime, (void));
+AMPI_DECL(double, Wtick, (void));
+AMPI_DECL(int, Get_processor_name, (char *name, int *resultlen));
+AMPI_DECL(int, Get_version, (int *version, int *subversion));
+AMPI_DECL(int, Get_library_version, (char *version, int *resultlen));
+AMPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank));
+AMPI_DECL(int, Comm_size, (MPI_Comm comm, int *size));
+AMPI_DECL(int, Comm_get_attr, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+AMPI_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+AMPI_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
+AMPI_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
+AMPI_DECL(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));
+AMPI_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler));
+AMPI_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode));
+AMPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen));
+AMPI_DECL(int, Error_class, (int errorcode, int *errorclass));
+AMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
+AMPI_DECL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+AMPI_DECL(int, Free_mem, (void *base));
+
+/* point-to-point */
+AMPI_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+AMPI_DECL(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+AMPI_DECL(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+AMPI_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+AMPI_DECL(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request));
+AMPI_DECL(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request));
+AMPI_DECL(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request));
+AMPI_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request));
+AMPI_DECL(int, Buffer_attach, (void *buffer, int size));
+AMPI_DECL(int, Buffer_detach, (void *buffer_addr, int *size));
+AMPI_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                      MPI_Status *status));
+AMPI_DECL(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Request *request));
+AMPI_DECL(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status));
+AMPI_DECL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                  int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+AMPI_DECL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
+AMPI_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status));
+AMPI_DECL(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
+AMPI_DECL(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                         MPI_Status *status));
+AMPI_DECL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
+AMPI_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                        MPI_Request *request));
+AMPI_DECL(int, Wait, (MPI_Request *request, MPI_Status *status));
+AMPI_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status));
+AMPI_DECL(int, Waitany, (int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status));
+AMPI_DECL(int, Testany, (int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status));
+AMPI_DECL(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]));
+AMPI_DECL(int, Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]));
+AMPI_DECL(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                          MPI_Status array_of_statuses[]));
+AMPI_DECL(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                          MPI_Status array_of_statuses[]));
+AMPI_DECL(int, Request_free, (MPI_Request *request));
+AMPI_DECL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
+AMPI_DECL(int, Cancel, (MPI_Request *request));
+AMPI_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag));
+AMPI_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+AMPI_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+AMPI_DECL(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+AMPI_DECL(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count));
+AMPI_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag));
+AMPI_DECL(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request *request));
+AMPI_DECL(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request *request));
+AMPI_DECL(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request *request));
+AMPI_DECL(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request *request));
+AMPI_DECL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                           MPI_Request *request));
+AMPI_DECL(int, Start, (MPI_Request *request));
+AMPI_DECL(int, Startall, (int count, MPI_Request array_of_requests[]));
+
+/* datatypes (predefined ones today) */
+AMPI_DECL(int, Type_size, (MPI_Datatype datatype, int *size));
+AMPI_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
+AMPI_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
+AMPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
+
+/* collectives available today */
+AMPI_DECL(int, Barrier, (MPI_Comm comm));
+
+/* AMPI extensions */
+int MPIX_Query_cuda_support(void);
+int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **));
+int AMPI_Yield(void);
+
+#undef AMPI_DECL
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Rename the user's main (see the top of this file). */
+#if !defined(AMPI_NO_MAIN_RENAME) && !defined(AMPI_BUILDING_LIBRARY)
+#ifdef __cplusplus
+extern "C" int AMPI_Main(int, char **);
+#endif
+#define main AMPI_Main
+#endif
+
+#endif /* AMPI_MPI_H */

@@ -1,0 +1,130 @@
+/* Error classes, their strings, and the error handlers. */
+#define AMPI_BUILDING_LIBRARY 1
+#include "env/env_err.h"
+#include "pt2pt/p2p.h"
+#include "ucx/ucx_pmix.h"
+#include "util/util_log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const err_text[MPI_ERR_LASTCODE + 1][2] = {
+    [MPI_SUCCESS] = { "MPI_SUCCESS", "no error" },
+    [MPI_ERR_BUFFER] = { "MPI_ERR_BUFFER", "invalid buffer pointer, or no room in the attached buffer" },
+    [MPI_ERR_COUNT] = { "MPI_ERR_COUNT", "invalid count argument" },
+    [MPI_ERR_TYPE] = { "MPI_ERR_TYPE", "invalid datatype" },
+    [MPI_ERR_TAG] = { "MPI_ERR_TAG", "invalid tag" },
+    [MPI_ERR_COMM] = { "MPI_ERR_COMM", "invalid communicator" },
+    [MPI_ERR_RANK] = { "MPI_ERR_RANK", "invalid rank" },
+    [MPI_ERR_REQUEST] = { "MPI_ERR_REQUEST", "invalid request" },
+    [MPI_ERR_ROOT] = { "MPI_ERR_ROOT", "invalid root" },
+    [MPI_ERR_GROUP] = { "MPI_ERR_GROUP", "invalid group" },
+    [MPI_ERR_OP] = { "MPI_ERR_OP", "invalid reduction operation" },
+    [MPI_ERR_TOPOLOGY] = { "MPI_ERR_TOPOLOGY", "invalid topology" },
+    [MPI_ERR_DIMS] = { "MPI_ERR_DIMS", "invalid dimension argument" },
+    [MPI_ERR_ARG] = { "MPI_ERR_ARG", "invalid argument" },
+    [MPI_ERR_UNKNOWN] = { "MPI_ERR_UNKNOWN", "unknown error" },
+    [MPI_ERR_TRUNCATE] = { "MPI_ERR_TRUNCATE", "message truncated: receive buffer too small" },
+    [MPI_ERR_OTHER] = { "MPI_ERR_OTHER", "other error" },
+    [MPI_ERR_INTERN] = { "MPI_ERR_INTERN", "internal error" },
+    [MPI_ERR_IN_STATUS] = { "MPI_ERR_IN_STATUS", "error code is in status" },
+    [MPI_ERR_PENDING] = { "MPI_ERR_PENDING", "pending request" },
+    [MPI_ERR_KEYVAL] = { "MPI_ERR_KEYVAL", "invalid keyval" },
+    [MPI_ERR_NO_MEM] = { "MPI_ERR_NO_MEM", "out of memory" },
+    [MPI_ERR_BASE] = { "MPI_ERR_BASE", "invalid base address" },
+    [MPI_ERR_INFO_KEY] = { "MPI_ERR_INFO_KEY", "info key too long" },
+    [MPI_ERR_INFO_VALUE] = { "MPI_ERR_INFO_VALUE", "info value too long" },
+    [MPI_ERR_INFO_NOKEY] = { "MPI_ERR_INFO_NOKEY", "no such info key" },
+    [MPI_ERR_SPAWN] = { "MPI_ERR_SPAWN", "spawn error" },
+    [MPI_ERR_PORT] = { "MPI_ERR_PORT", "invalid port" },
+    [MPI_ERR_SERVICE] = { "MPI_ERR_SERVICE", "invalid service" },
+    [MPI_ERR_NAME] = { "MPI_ERR_NAME", "invalid name" },
+    [MPI_ERR_WIN] = { "MPI_ERR_WIN", "invalid window" },
+    [MPI_ERR_SIZE] = { "MPI_ERR_SIZE", "invalid size" },
+    [MPI_ERR_DISP] = { "MPI_ERR_DISP", "invalid displacement" },
+    [MPI_ERR_INFO] = { "MPI_ERR_INFO", "invalid info object" },
+    [MPI_ERR_LOCKTYPE] = { "MPI_ERR_LOCKTYPE", "invalid lock type" },
+    [MPI_ERR_ASSERT] = { "MPI_ERR_ASSERT", "invalid assert" },
+    [MPI_ERR_RMA_CONFLICT] = { "MPI_ERR_RMA_CONFLICT", "conflicting RMA accesses" },
+    [MPI_ERR_RMA_SYNC] = { "MPI_ERR_RMA_SYNC", "wrong RMA synchronization" },
+    [MPI_ERR_RMA_RANGE] = { "MPI_ERR_RMA_RANGE", "RMA target out of range" },
+    [MPI_ERR_RMA_ATTACH] = { "MPI_ERR_RMA_ATTACH", "memory cannot be attached" },
+    [MPI_ERR_RMA_SHARED] = { "MPI_ERR_RMA_SHARED", "memory cannot be shared" },
+    [MPI_ERR_RMA_FLAVOR] = { "MPI_ERR_RMA_FLAVOR", "wrong window flavor" },
+    [MPI_ERR_FILE] = { "MPI_ERR_FILE", "invalid file handle" },
+    [MPI_ERR_NOT_SAME] = { "MPI_ERR_NOT_SAME", "arguments differ between processes" },
+    [MPI_ERR_AMODE] = { "MPI_ERR_AMODE", "invalid access mode" },
+    [MPI_ERR_UNSUPPORTED_DATAREP] = { "MPI_ERR_UNSUPPORTED_DATAREP", "unsupported data representation" },
+    [MPI_ERR_UNSUPPORTED_OPERATION] = { "MPI_ERR_UNSUPPORTED_OPERATION",
+                                        "operation not supported by AMPI-UCX yet (see README.md)" },
+    [MPI_ERR_NO_SUCH_FILE] = { "MPI_ERR_NO_SUCH_FILE", "no such file" },
+    [MPI_ERR_FILE_EXISTS] = { "MPI_ERR_FILE_EXISTS", "file exists" },
+    [MPI_ERR_BAD_FILE] = { "MPI_ERR_BAD_FILE", "invalid file name" },
+    [MPI_ERR_ACCESS] = { "MPI_ERR_ACCESS", "permission denied" },
+    [MPI_ERR_NO_SPACE] = { "MPI_ERR_NO_SPACE", "no space left" },
+    [MPI_ERR_QUOTA] = { "MPI_ERR_QUOTA", "quota exceeded" },
+    [MPI_ERR_READ_ONLY] = { "MPI_ERR_READ_ONLY", "read-only file or file system" },
+    [MPI_ERR_FILE_IN_USE] = { "MPI_ERR_FILE_IN_USE", "file in use" },
+    [MPI_ERR_DUP_DATAREP] = { "MPI_ERR_DUP_DATAREP", "data representation already defined" },
+    [MPI_ERR_CONVERSION] = { "MPI_ERR_CONVERSION", "data conversion error" },
+    [MPI_ERR_IO] = { "MPI_ERR_IO", "I/O error" },
+};
+
+const char *env_error_name(int c)
+{
+    return c >= 0 && c <= MPI_ERR_LASTCODE && err_text[c][0] ? err_text[c][0] : "MPI_ERR_UNKNOWN";
+}
+
+static const char *error_text(int c)
+{
+    return c >= 0 && c <= MPI_ERR_LASTCODE && err_text[c][1] ? err_text[c][1] : "unknown error code";
+}
+
+void env_abort_job(int status, const char *msg) { ucx_pmix_abort(status, msg); }
+
+int env_error_msg(comm_t *c, int errclass, const char *func, const char *detail)
+{
+    p2p_rank_t *r = p2p_self();
+    MPI_Errhandler eh = c ? c->errh : r ? r->world_comm.errh : MPI_ERRORS_ARE_FATAL;
+    if (eh == MPI_ERRORS_RETURN)
+        return errclass;
+    char msg[512];
+    snprintf(msg, sizeof msg, "rank %d: %s: %s: %s%s%s (MPI_ERRORS_ARE_FATAL: ending the job)",
+             r ? r->world : -1, func, env_error_name(errclass), error_text(errclass), detail ? ": " : "",
+             detail ? detail : "");
+    env_abort_job(errclass, msg);
+}
+
+int env_error(comm_t *c, int errclass, const char *func) { return env_error_msg(c, errclass, func, NULL); }
+
+int env_not_initialized(const char *func)
+{
+    p2p_rank_t *r = p2p_self();
+    char msg[256];
+    if (!r)
+        snprintf(msg, sizeof msg, "%s called outside an MPI rank: build the program with ampicc (its main file "
+                 "must include mpi.h)", func);
+    else
+        snprintf(msg, sizeof msg, "rank %d: %s called %s", r->world, func,
+                 r->finalized ? "after MPI_Finalize" : "before MPI_Init");
+    env_abort_job(MPI_ERR_OTHER, msg);
+}
+
+#pragma weak MPI_Error_string = PMPI_Error_string
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    if (!string || !resultlen)
+        return MPI_ERR_ARG;
+    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", env_error_name(errorcode), error_text(errorcode));
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Error_class = PMPI_Error_class
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Error_class");
+    *errorclass = errorcode; /* every code we return is its own class */
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,110 @@
+/* MPI_Init / MPI_Finalize and friends.  The process itself was set up by
+ * AMPI_Run before any rank started (env_run.c); these only mark the calling
+ * rank's state. */
+#include "pt2pt/p2p_api.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+static int init_rank(const char *func)
+{
+    p2p_rank_t *r = p2p_self();
+    if (!r)
+        return env_not_initialized(func);
+    if (r->initialized || r->finalized)
+        return env_error_msg(NULL, MPI_ERR_OTHER, func, "MPI is already initialized");
+    r->initialized = true;
+    /* getopt keeps its position in globals that all ranks of a process share:
+     * start each rank's option parsing afresh (glibc re-initialises at 0) */
+    optind = 0;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    int err = init_rank("MPI_Init");
+    if (!err)
+        p2p_self()->thread_level = MPI_THREAD_FUNNELED;
+    return err;
+}
+
+/* Ranks are user-level threads of a PE's OS thread, and the PE finds the
+ * running rank through thread-local state: MPI calls must come from the
+ * rank's own thread, which is MPI_THREAD_FUNNELED. */
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    int err = init_rank("MPI_Init_thread");
+    if (err)
+        return err;
+    int level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+    if (level < MPI_THREAD_SINGLE)
+        level = MPI_THREAD_SINGLE;
+    p2p_self()->thread_level = level;
+    if (provided)
+        *provided = level;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int *provided)
+{
+    P2P_ENTER(r, "MPI_Query_thread");
+    *provided = r->thread_level;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int *flag)
+{
+    *flag = p2p_self() != NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int *flag)
+{
+    p2p_rank_t *r = p2p_self();
+    *flag = r && r->initialized;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int *flag)
+{
+    p2p_rank_t *r = p2p_self();
+    *flag = r && r->finalized;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void)
+{
+    P2P_ENTER(r, "MPI_Finalize");
+    /* buffered sends still in flight belong to this rank */
+    while (r->internal_pending > 0) {
+        p2p_progress(NULL);
+        if (r->internal_pending > 0)
+            rank_block();
+    }
+    /* nobody leaves before everyone is here: the process tears UCX down
+     * only once all its ranks are gone, and then peers may not need us */
+    int err = PMPI_Barrier(MPI_COMM_WORLD);
+    r->finalized = true;
+    return err;
+}
+
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    p2p_rank_t *r = p2p_self();
+    char msg[256];
+    snprintf(msg, sizeof msg, "MPI_Abort called by rank %d (communicator %d) with error code %d",
+             r ? r->world : -1, comm, errorcode);
+    env_abort_job(errorcode, msg);
+}

@@ -1,0 +1,137 @@
+/* AMPI_Run: the life of a process.  The library's main (env_main.c) calls
+ * it with the user's renamed main.  It joins the job through PMIx, starts
+ * UCX and exchanges worker addresses, creates one user-level thread per MPI
+ * rank placed on this process, runs the PE scheduler until every rank has
+ * returned, then flushes, fences and tears everything down. */
+#include "pt2pt/p2p_api.h"
+#include "rank/rank_place.h"
+#include "ucx/ucx_pmix.h"
+#include "util/util_env.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef int (*user_main_fn)(int, char **);
+
+typedef struct rank_start {
+    p2p_rank_t *rank;
+    user_main_fn user_main;
+} rank_start_t;
+
+/* Removes "+vp N" / "+vpN" from argv; returns N or 0 when absent. */
+static int take_vp_arg(int *argc, char **argv)
+{
+    int vp = 0, out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "+vp") == 0 && i + 1 < *argc) {
+            vp = atoi(argv[++i]);
+            continue;
+        }
+        if (strncmp(a, "+vp", 3) == 0 && a[3] >= '0' && a[3] <= '9') {
+            vp = atoi(a + 3);
+            continue;
+        }
+        argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return vp;
+}
+
+static void rank_body(void *arg)
+{
+    rank_start_t *s = arg;
+    p2p_rank_t *r = s->rank;
+    optind = 0; /* see MPI_Init: getopt state is per process */
+    r->exit_code = s->user_main(r->argc, r->argv);
+    if (r->initialized && !r->finalized)
+        util_warn("rank %d returned from main without calling MPI_Finalize", r->world);
+}
+
+static char **copy_argv(int argc, char **argv)
+{
+    /* each rank gets its own array (getopt permutes it); the strings are shared */
+    char **a = malloc(sizeof *a * (size_t)(argc + 1));
+    if (!a)
+        util_fatal("out of memory");
+    memcpy(a, argv, sizeof *a * (size_t)argc);
+    a[argc] = NULL;
+    return a;
+}
+
+int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
+{
+    int vp_arg = take_vp_arg(&argc, argv);
+    ucx_job_t job;
+    ucx_pmix_init(&job);
+    util_log_init(job.nprocs > 1 ? job.proc : -1);
+
+    long vp = vp_arg > 0 ? vp_arg : util_env_long("AMPI_VP", 0);
+    if (vp <= 0)
+        vp = job.nprocs;
+    if (vp < job.nprocs) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "+vp %ld asks for fewer MPI ranks than the %d processes", vp, job.nprocs);
+        ucx_pmix_abort(1, msg);
+    }
+    if (vp > 0x7fffffffL / 2)
+        ucx_pmix_abort(1, "+vp is too large");
+
+    /* so that programs can pick a GPU per process before MPI_Init */
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", job.local_rank);
+    setenv("AMPI_LOCAL_RANK", buf, 1);
+    snprintf(buf, sizeof buf, "%d", job.local_size);
+    setenv("AMPI_LOCAL_SIZE", buf, 1);
+
+    p2p_proc_init((int)vp, job.nprocs, job.proc);
+    if (job.nprocs > 1) {
+        ucx_handlers_t h = { .env_alloc = p2p_env_alloc, .env_arrived = p2p_env_arrived };
+        ucx_init(job.proc, job.nprocs, &h);
+        if (ucx_pmix_fence(true) != 0)
+            ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
+    }
+
+    rank_guard_install();
+    rank_pe_init(&p2p_proc.pe, p2p_progress, NULL);
+    rank_start_t *starts = calloc((size_t)p2p_proc.nlocal, sizeof *starts);
+    if (!starts)
+        util_fatal("out of memory");
+    for (int i = 0; i < p2p_proc.nlocal; i++) {
+        p2p_rank_t *r = &p2p_proc.ranks[i];
+        starts[i] = (rank_start_t){ .rank = r, .user_main = user_main };
+        r->argc = argc;
+        r->argv = copy_argv(argc, argv);
+        r->ult = rank_ult_create(&p2p_proc.pe, 0, rank_body, &starts[i]);
+        if (!r->ult)
+            util_fatal("cannot create the thread of rank %d (stack allocation failed)", r->world);
+        r->ult->user = r;
+        r->ult->id = r->world;
+    }
+
+    rank_pe_run(&p2p_proc.pe);
+
+    int status = 0;
+    for (int i = 0; i < p2p_proc.nlocal; i++) {
+        p2p_rank_t *r = &p2p_proc.ranks[i];
+        if (!status && r->exit_code)
+            status = r->exit_code;
+        rank_ult_destroy(r->ult);
+        free(r->argv);
+        p2p_rank_fini(r);
+    }
+    free(starts);
+    fflush(stdout);
+    if (ucx_active()) {
+        ucx_close();
+        /* nobody destroys its worker while a peer may still flush into it */
+        ucx_pmix_fence_progress(ucx_progress);
+        ucx_fini();
+    }
+    ucx_pmix_finalize();
+    free(p2p_proc.ranks);
+    return status;
+}

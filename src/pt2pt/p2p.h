@@ -1,0 +1,176 @@
+/* Point-to-point messaging: ranks, requests, messages and the wire header.
+ *
+ * Protocols (every message carries a struct p2p_wire_hdr "envelope"):
+ *  - same process: the sender matches against the receiver's posted queue
+ *    directly and copies once from send buffer to receive buffer.  If nothing
+ *    is posted, a small standard send is copied into an unexpected message and
+ *    completes; a large or synchronous one leaves a LOCAL message pointing at
+ *    the sender's buffer and completes when the receiver copies it.
+ *  - between processes, eager (<= AMPI_EAGER_LIMIT bytes, default 8 KiB): one
+ *    UCX message, envelope + data (iov, no copy at the sender).
+ *  - between processes, rendezvous: the data goes under a fresh PAYLOAD tag
+ *    (ucx_tag.h) and the envelope carries that tag; the receiver matches the
+ *    envelope, then posts the UCX receive straight into the user's buffer.
+ *  - synchronous sends (Ssend) add an ACK envelope from receiver to sender
+ *    once matched; the send completes only with it.
+ * Envelopes between one pair of ranks carry a sequence number so the
+ * receiver enters them into matching in send order whatever order UCX
+ * completes them in (non-overtaking). */
+#ifndef AMPI_P2P_H
+#define AMPI_P2P_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "mpi.h"
+#include "comm/comm.h"
+#include "pt2pt/p2p_match.h"
+#include "rank/rank_ult.h"
+#include "ucx/ucx.h"
+#include "util/util_list.h"
+
+enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3 };
+enum { P2P_WIRE_SYNC = 1 };
+
+typedef struct p2p_wire_hdr {
+    uint8_t kind;     /* P2P_WIRE_* */
+    uint8_t flags;    /* P2P_WIRE_SYNC */
+    uint16_t unused;
+    uint32_t ctx;
+    int32_t src;      /* sender's rank in the communicator */
+    int32_t tag;
+    int32_t src_world;
+    int32_t dst_world;
+    uint32_t seq;     /* per (src_world, dst_world) pair */
+    uint32_t unused2;
+    uint64_t size;    /* payload bytes */
+    uint64_t payload_tag; /* RNDV: UCX tag of the data */
+    uint64_t sreq;    /* SYNC: sender's request, echoed in the ACK */
+} p2p_wire_hdr_t;
+
+typedef enum { P2P_MSG_EAGER, P2P_MSG_LOCAL, P2P_MSG_RNDV } p2p_msg_kind_t;
+
+/* An envelope that has arrived (unexpected, or about to be delivered). */
+typedef struct p2p_msg {
+    p2p_mentry_t m;
+    p2p_msg_kind_t kind;
+    bool sync;
+    int src_world;
+    size_t size;
+    const void *data;            /* EAGER: the bytes; LOCAL: the sender's buffer */
+    uint64_t payload_tag;        /* RNDV */
+    uint64_t sreq;               /* remote SYNC: id for the ACK */
+    struct AMPI_Request_s *lreq; /* LOCAL: the sender's request */
+    util_dlink_t stash_link;     /* while held back for ordering */
+    /* remote envelopes: the wire bytes follow the struct */
+} p2p_msg_t;
+
+typedef enum { P2P_REQ_SEND = 1, P2P_REQ_RECV = 2 } p2p_req_kind_t;
+typedef enum { P2P_MODE_STANDARD, P2P_MODE_SYNC, P2P_MODE_READY, P2P_MODE_BUFFERED } p2p_mode_t;
+
+typedef struct p2p_rank p2p_rank_t;
+
+struct AMPI_Request_s {
+    p2p_mentry_t m;      /* posted-queue entry (receives) */
+    uint8_t kind;        /* p2p_req_kind_t */
+    uint8_t mode;        /* p2p_mode_t */
+    bool persistent;     /* made by *_init */
+    bool active;         /* started and not yet completed by Wait/Test */
+    bool complete;
+    bool freed;          /* Request_free'd while still running */
+    bool posted;         /* receive sits in the posted queue */
+    bool internal;       /* library-owned (Bsend), released on completion */
+    int pending;         /* outstanding parts (UCX ops, ACK, local match) */
+    p2p_rank_t *owner;
+    void *buf;
+    int count;
+    MPI_Datatype dt;
+    int peer, tag;
+    MPI_Comm comm;
+    comm_t *c;
+    uint32_t ctx;        /* c->ctx, or c->ctx + 1 for collective traffic */
+    size_t bytes;        /* capacity (receive) or length (send) */
+    MPI_Status status;
+    void *tmp;           /* receive: bounce buffer when the message is too long */
+    void *bsend_seg;     /* library-owned buffered send: its segment */
+    ucx_op_t op_env, op_data;
+    p2p_wire_hdr_t hdr;  /* a remote send's envelope lives until sent */
+    uint64_t iov[4];     /* UCX reads the send iov until completion */
+    struct AMPI_Request_s *next_free;
+};
+typedef struct AMPI_Request_s p2p_req_t;
+
+typedef struct p2p_bsend_state p2p_bsend_state_t;
+
+struct p2p_rank {
+    int world;                /* world rank */
+    rank_ult_t *ult;
+    p2p_queue_t posted, unexpected;
+    uint32_t *send_seq;       /* by destination world rank (remote ones) */
+    uint32_t *recv_seq;       /* by source world rank */
+    util_dlist_t stash;       /* envelopes that arrived ahead of their turn */
+    bool probing;             /* blocked in Probe: wake on unexpected arrivals */
+    p2p_req_t *free_reqs;
+    int internal_pending;     /* library-owned requests still running */
+    comm_t world_comm, self_comm;
+    p2p_bsend_state_t *bsend;
+    void *bsend_user_buf;     /* as attached, for Buffer_detach */
+    int bsend_user_size;
+    bool initialized, finalized;
+    int thread_level;
+    int exit_code;
+    int argc;
+    char **argv;
+};
+
+/* Process-wide state (read-only once the ranks run). */
+typedef struct p2p_proc {
+    int nprocs, proc;   /* processes in the job, ours */
+    int nranks;         /* V: MPI ranks in the job */
+    int first, nlocal;  /* our ranks: [first, first + nlocal) */
+    p2p_rank_t *ranks;  /* nlocal of them */
+    size_t eager_limit;
+    rank_pe_t pe;
+} p2p_proc_t;
+
+extern p2p_proc_t p2p_proc;
+
+void p2p_proc_init(int nranks, int nprocs, int proc);
+void p2p_rank_init(p2p_rank_t *r, int world);
+void p2p_rank_fini(p2p_rank_t *r);
+int p2p_progress(void *unused); /* the PE's progress function */
+
+/* The rank running now (NULL outside any rank). */
+static inline p2p_rank_t *p2p_self(void)
+{
+    rank_ult_t *u = rank_self();
+    return u ? (p2p_rank_t *)u->user : NULL;
+}
+static inline bool p2p_is_local(int world) { return world >= p2p_proc.first && world < p2p_proc.first + p2p_proc.nlocal; }
+static inline p2p_rank_t *p2p_local(int world) { return &p2p_proc.ranks[world - p2p_proc.first]; }
+int p2p_proc_of(int world);
+
+/* requests */
+p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind);
+void p2p_req_release(p2p_req_t *q);
+void p2p_req_part_done(p2p_req_t *q); /* one outstanding part finished */
+void p2p_req_fail(p2p_req_t *q, int mpi_err);
+
+/* starting operations on a prepared request */
+int p2p_send_start(p2p_req_t *q);
+int p2p_recv_start(p2p_req_t *q);
+/* deliver an arrived message into a matched receive (frees msg) */
+void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
+void p2p_msg_free(p2p_msg_t *msg);
+/* Fill a matched receive's status; returns the bytes to copy (truncated). */
+size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size);
+
+/* the envelope handlers given to ucx_init */
+void *p2p_env_alloc(size_t len);
+void p2p_env_arrived(void *wire, size_t len);
+
+/* waiting */
+void p2p_wait_complete(p2p_req_t *q); /* block the calling rank until q completes */
+void p2p_poll(void);                  /* progress once and let other ranks run */
+
+#endif

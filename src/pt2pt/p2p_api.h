@@ -1,0 +1,46 @@
+/* Helpers shared by the MPI point-to-point entry points. */
+#ifndef AMPI_P2P_API_H
+#define AMPI_P2P_API_H
+
+#define AMPI_BUILDING_LIBRARY 1
+#include "pt2pt/p2p.h"
+#include "datatype/dt.h"
+#include "env/env_err.h"
+#include "util/util_log.h"
+
+#define P2P_TAG_UB 0x7fffffff
+
+/* Declares R (the calling rank) or returns the "not initialized" error. */
+#define P2P_ENTER(R, fn)                                           \
+    p2p_rank_t *R = p2p_self();                                    \
+    if (UTIL_UNLIKELY(!R || !R->initialized || R->finalized))     \
+        return env_not_initialized(fn)
+
+static inline comm_t *p2p_comm(p2p_rank_t *r, MPI_Comm h)
+{
+    if (h == MPI_COMM_WORLD)
+        return &r->world_comm;
+    if (h == MPI_COMM_SELF)
+        return &r->self_comm;
+    return NULL;
+}
+
+/* Checks shared by sends and receives; returns MPI_SUCCESS or an error class. */
+int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                   bool is_recv, comm_t **c, const char *func);
+
+/* Fill a fresh request with the arguments of a send or receive. */
+p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
+                           MPI_Datatype dt, int peer, int tag, comm_t *c);
+
+/* Status of a finished request (and reset of a persistent one). */
+void p2p_status_copy(MPI_Status *dst, const p2p_req_t *q);
+void p2p_status_empty(MPI_Status *st);
+
+/* Complete-or-free logic of Wait/Test on one finished request: copies the
+ * status, frees a non-persistent request and nulls the handle. Returns the
+ * request's error class. */
+int p2p_req_retire(MPI_Request *handle, MPI_Status *st);
+
+
+#endif

@@ -1,0 +1,94 @@
+/* Argument checks, request set-up, statuses and waiting, shared by the
+ * point-to-point entry points. */
+#include "pt2pt/p2p_api.h"
+
+int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                   bool is_recv, comm_t **cp, const char *func)
+{
+    comm_t *c = p2p_comm(r, comm);
+    if (UTIL_UNLIKELY(!c))
+        return env_error(NULL, MPI_ERR_COMM, func);
+    *cp = c;
+    if (UTIL_UNLIKELY(count < 0))
+        return env_error(c, MPI_ERR_COUNT, func);
+    if (UTIL_UNLIKELY(!dt_valid(dt)))
+        return env_error(c, MPI_ERR_TYPE, func);
+    if (UTIL_UNLIKELY(peer != MPI_PROC_NULL && !(is_recv && peer == MPI_ANY_SOURCE) &&
+                      (peer < 0 || peer >= c->size)))
+        return env_error(c, MPI_ERR_RANK, func);
+    if (UTIL_UNLIKELY(!(is_recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > P2P_TAG_UB)))
+        return env_error(c, MPI_ERR_TAG, func);
+    if (UTIL_UNLIKELY(count > 0 && !buf && dt_size(dt) > 0 && peer != MPI_PROC_NULL))
+        return env_error(c, MPI_ERR_BUFFER, func);
+    return MPI_SUCCESS;
+}
+
+p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
+                           MPI_Datatype dt, int peer, int tag, comm_t *c)
+{
+    p2p_req_t *q = p2p_req_new(r, kind);
+    q->mode = (uint8_t)mode;
+    q->buf = (void *)buf;
+    q->count = count;
+    q->dt = dt;
+    q->bytes = (size_t)count * dt_size(dt);
+    q->peer = peer;
+    q->tag = tag;
+    q->c = c;
+    q->comm = c ? c->handle : MPI_COMM_NULL;
+    q->ctx = c ? c->ctx : 0;
+    return q;
+}
+
+void p2p_status_empty(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->ampi_cancelled = 0;
+    st->ampi_count = 0;
+}
+
+void p2p_status_copy(MPI_Status *dst, const p2p_req_t *q)
+{
+    if (dst == MPI_STATUS_IGNORE)
+        return;
+    if (q->kind == P2P_REQ_SEND) {
+        p2p_status_empty(dst);
+        dst->MPI_ERROR = q->status.MPI_ERROR;
+        dst->ampi_cancelled = q->status.ampi_cancelled;
+        return;
+    }
+    *dst = q->status;
+}
+
+int p2p_req_retire(MPI_Request *handle, MPI_Status *st)
+{
+    p2p_req_t *q = *handle;
+    p2p_status_copy(st, q);
+    int err = q->status.MPI_ERROR;
+    if (q->persistent) {
+        q->active = false;
+    } else {
+        p2p_req_release(q);
+        *handle = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+void p2p_wait_complete(p2p_req_t *q)
+{
+    if (q->complete)
+        return;
+    p2p_progress(NULL);
+    while (!q->complete)
+        rank_block();
+}
+
+void p2p_poll(void)
+{
+    p2p_progress(NULL);
+    rank_yield();
+}

@@ -1,0 +1,153 @@
+/* MPI receive entry points, Sendrecv and the count queries. */
+#include "pt2pt/p2p_api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    P2P_ENTER(r, "MPI_Irecv");
+    comm_t *c;
+    int err = p2p_check_args(r, buf, count, dt, source, tag, comm, true, &c, "MPI_Irecv");
+    if (UTIL_UNLIKELY(err))
+        return err;
+    if (UTIL_UNLIKELY(!request))
+        return env_error(c, MPI_ERR_REQUEST, "MPI_Irecv");
+    p2p_req_t *q = p2p_req_prepare(r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
+    p2p_recv_start(q);
+    *request = q;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    P2P_ENTER(r, "MPI_Recv");
+    comm_t *c;
+    int err = p2p_check_args(r, buf, count, dt, source, tag, comm, true, &c, "MPI_Recv");
+    if (UTIL_UNLIKELY(err))
+        return err;
+    p2p_req_t *q = p2p_req_prepare(r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
+    p2p_recv_start(q);
+    p2p_wait_complete(q);
+    MPI_Request h = q;
+    err = p2p_req_retire(&h, status);
+    return UTIL_UNLIKELY(err) ? env_error(c, err, "MPI_Recv") : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    P2P_ENTER(r, "MPI_Sendrecv");
+    comm_t *c;
+    int err = p2p_check_args(r, recvbuf, recvcount, recvtype, source, recvtag, comm, true, &c, "MPI_Sendrecv");
+    if (!err)
+        err = p2p_check_args(r, sendbuf, sendcount, sendtype, dest, sendtag, comm, false, &c, "MPI_Sendrecv");
+    if (UTIL_UNLIKELY(err))
+        return err;
+    p2p_req_t *rq = p2p_req_prepare(r, P2P_REQ_RECV, P2P_MODE_STANDARD, recvbuf, recvcount, recvtype, source,
+                                    recvtag, c);
+    p2p_recv_start(rq);
+    p2p_req_t *sq = p2p_req_prepare(r, P2P_REQ_SEND, P2P_MODE_STANDARD, sendbuf, sendcount, sendtype, dest,
+                                    sendtag, c);
+    p2p_send_start(sq);
+    p2p_wait_complete(sq);
+    int serr = sq->status.MPI_ERROR;
+    p2p_req_release(sq);
+    p2p_wait_complete(rq);
+    MPI_Request h = rq;
+    err = p2p_req_retire(&h, status);
+    if (!err)
+        err = serr;
+    return UTIL_UNLIKELY(err) ? env_error(c, err, "MPI_Sendrecv") : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    P2P_ENTER(r, "MPI_Sendrecv_replace");
+    comm_t *c;
+    int err = p2p_check_args(r, buf, count, dt, dest, sendtag, comm, false, &c, "MPI_Sendrecv_replace");
+    if (!err)
+        err = p2p_check_args(r, buf, count, dt, source, recvtag, comm, true, &c, "MPI_Sendrecv_replace");
+    if (UTIL_UNLIKELY(err))
+        return err;
+    size_t bytes = (size_t)count * dt_size(dt);
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return env_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+    memcpy(copy, buf, bytes);
+    err = PMPI_Sendrecv(copy, count, dt, dest, sendtag, buf, count, dt, source, recvtag, comm, status);
+    free(copy);
+    return err;
+}
+
+static int count_of(const MPI_Status *status, MPI_Datatype dt, int *count, const char *func)
+{
+    if (!status || !count)
+        return env_error(NULL, MPI_ERR_ARG, func);
+    if (!dt_valid(dt))
+        return env_error(NULL, MPI_ERR_TYPE, func);
+    size_t size = dt_size(dt);
+    long long bytes = status->ampi_count;
+    if (size == 0)
+        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else if (bytes % (long long)size)
+        *count = MPI_UNDEFINED;
+    else
+        *count = (int)(bytes / (long long)size);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
+{
+    return count_of(status, dt, count, "MPI_Get_count");
+}
+
+/* For predefined (basic) datatypes elements and count agree. */
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count)
+{
+    return count_of(status, dt, count, "MPI_Get_elements");
+}
+
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count)
+{
+    int n = 0;
+    int err = count_of(status, dt, &n, "MPI_Get_elements_x");
+    if (!err)
+        *count = n;
+    return err;
+}
+
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype dt, int count)
+{
+    if (!status || !dt_valid(dt) || count < 0)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Status_set_elements");
+    status->ampi_count = (long long)count * (long long)dt_size(dt);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (!status)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled");
+    status->ampi_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (!status || !flag)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled");
+    *flag = status->ampi_cancelled;
+    return MPI_SUCCESS;
+}

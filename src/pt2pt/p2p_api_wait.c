@@ -1,0 +1,296 @@
+/* Completion: Wait/Test and their any/all/some forms, Request_free, Cancel.
+ * A blocked rank sleeps in rank_block(); any completion of one of its
+ * requests wakes it and it looks again. */
+#include "pt2pt/p2p_api.h"
+
+/* Null handles and inactive persistent requests count as "nothing to wait for". */
+static inline bool req_inactive(const p2p_req_t *q) { return !q || (q->persistent && !q->active); }
+
+static int retire_checked(MPI_Request *h, MPI_Status *st, const char *func)
+{
+    comm_t *c = (*h)->c;
+    int err = p2p_req_retire(h, st);
+    return UTIL_UNLIKELY(err) ? env_error(c, err, func) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    P2P_ENTER(r, "MPI_Wait");
+    (void)r;
+    if (!request)
+        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Wait");
+    if (req_inactive(*request)) {
+        p2p_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    p2p_wait_complete(*request);
+    return retire_checked(request, status, "MPI_Wait");
+}
+
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    P2P_ENTER(r, "MPI_Test");
+    (void)r;
+    if (!request || !flag)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Test");
+    p2p_req_t *q = *request;
+    if (req_inactive(q)) {
+        *flag = 1;
+        p2p_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!q->complete) {
+        p2p_poll();
+        if (!q->complete) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return retire_checked(request, status, "MPI_Test");
+}
+
+/* Index of a completed active request, -1 if none, -2 if all are inactive. */
+static int find_done(int count, MPI_Request reqs[])
+{
+    bool any_active = false;
+    for (int i = 0; i < count; i++) {
+        if (req_inactive(reqs[i]))
+            continue;
+        any_active = true;
+        if (reqs[i]->complete)
+            return i;
+    }
+    return any_active ? -1 : -2;
+}
+
+static int any_common(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *status, bool block,
+                      const char *func)
+{
+    if (count < 0 || (count > 0 && !reqs) || !indx)
+        return env_error(NULL, MPI_ERR_ARG, func);
+    int i = find_done(count, reqs);
+    if (i == -1) {
+        p2p_progress(NULL);
+        i = find_done(count, reqs);
+    }
+    if (i == -1 && !block) {
+        rank_yield();
+        i = find_done(count, reqs);
+    }
+    while (i == -1 && block) {
+        rank_block();
+        i = find_done(count, reqs);
+    }
+    if (flag)
+        *flag = i != -1;
+    if (i == -1)
+        return MPI_SUCCESS;
+    if (i == -2) {
+        *indx = MPI_UNDEFINED;
+        p2p_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    *indx = i;
+    return retire_checked(&reqs[i], status, func);
+}
+
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request reqs[], int *indx, MPI_Status *status)
+{
+    P2P_ENTER(r, "MPI_Waitany");
+    (void)r;
+    return any_common(count, reqs, indx, NULL, status, true, "MPI_Waitany");
+}
+
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *status)
+{
+    P2P_ENTER(r, "MPI_Testany");
+    (void)r;
+    if (!flag)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Testany");
+    *indx = MPI_UNDEFINED;
+    return any_common(count, reqs, indx, flag, status, false, "MPI_Testany");
+}
+
+static bool all_done(int count, MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++)
+        if (!req_inactive(reqs[i]) && !reqs[i]->complete)
+            return false;
+    return true;
+}
+
+/* Retire every request of a completed set; MPI_ERR_IN_STATUS if any failed. */
+static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], const char *func)
+{
+    comm_t *failed_comm = NULL;
+    bool failed = false;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        if (req_inactive(reqs[i])) {
+            p2p_status_empty(st);
+            continue;
+        }
+        comm_t *c = reqs[i]->c;
+        int err = p2p_req_retire(&reqs[i], st);
+        if (err && !failed) {
+            failed = true;
+            failed_comm = c;
+        }
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+    }
+    return failed ? env_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    P2P_ENTER(r, "MPI_Waitall");
+    (void)r;
+    if (count < 0 || (count > 0 && !reqs))
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Waitall");
+    if (!all_done(count, reqs)) {
+        p2p_progress(NULL);
+        while (!all_done(count, reqs))
+            rank_block();
+    }
+    return retire_all(count, reqs, statuses, "MPI_Waitall");
+}
+
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    P2P_ENTER(r, "MPI_Testall");
+    (void)r;
+    if (count < 0 || (count > 0 && !reqs) || !flag)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Testall");
+    if (!all_done(count, reqs)) {
+        p2p_poll();
+        if (!all_done(count, reqs)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return retire_all(count, reqs, statuses, "MPI_Testall");
+}
+
+static int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[],
+                       bool block, const char *func)
+{
+    if (incount < 0 || (incount > 0 && (!reqs || !indices)) || !outcount)
+        return env_error(NULL, MPI_ERR_ARG, func);
+    int i = find_done(incount, reqs);
+    if (i == -1) {
+        p2p_progress(NULL);
+        i = find_done(incount, reqs);
+    }
+    if (i == -1 && !block) {
+        rank_yield();
+        i = find_done(incount, reqs);
+    }
+    while (i == -1 && block) {
+        rank_block();
+        i = find_done(incount, reqs);
+    }
+    if (i == -2) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    int n = 0;
+    comm_t *failed_comm = NULL;
+    bool failed = false;
+    for (int k = 0; i >= 0 && k < incount; k++) {
+        if (req_inactive(reqs[k]) || !reqs[k]->complete)
+            continue;
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
+        comm_t *c = reqs[k]->c;
+        int err = p2p_req_retire(&reqs[k], st);
+        if (err && !failed) {
+            failed = true;
+            failed_comm = c;
+        }
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+        indices[n++] = k;
+    }
+    *outcount = n;
+    return failed ? env_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    P2P_ENTER(r, "MPI_Waitsome");
+    (void)r;
+    return some_common(incount, reqs, outcount, indices, statuses, true, "MPI_Waitsome");
+}
+
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    P2P_ENTER(r, "MPI_Testsome");
+    (void)r;
+    return some_common(incount, reqs, outcount, indices, statuses, false, "MPI_Testsome");
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    P2P_ENTER(r, "MPI_Request_get_status");
+    (void)r;
+    if (!flag)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Request_get_status");
+    if (req_inactive(request)) {
+        *flag = 1;
+        p2p_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!request->complete)
+        p2p_poll();
+    *flag = request->complete;
+    if (*flag)
+        p2p_status_copy(status, request);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
+{
+    P2P_ENTER(r, "MPI_Request_free");
+    (void)r;
+    if (!request || !*request)
+        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
+    p2p_req_t *q = *request;
+    if (q->complete || req_inactive(q))
+        p2p_req_release(q);
+    else
+        q->freed = true; /* released when it completes */
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request *request)
+{
+    P2P_ENTER(r, "MPI_Cancel");
+    if (!request || !*request)
+        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
+    p2p_req_t *q = *request;
+    /* A receive not matched yet is withdrawn; sends are never cancelled (the
+     * standard lets cancellation fail, and Test_cancelled then says false). */
+    if (q->kind == P2P_REQ_RECV && q->posted) {
+        p2p_posted_remove(&r->posted, &q->m);
+        q->posted = false;
+        q->status.ampi_cancelled = 1;
+        q->status.MPI_SOURCE = MPI_ANY_SOURCE;
+        q->status.MPI_TAG = MPI_ANY_TAG;
+        p2p_req_part_done(q);
+    }
+    return MPI_SUCCESS;
+}

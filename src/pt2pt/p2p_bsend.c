@@ -1,0 +1,132 @@
+#include "pt2pt/p2p_bsend.h"
+#include "util/util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bsend_seg {
+    util_dlink_t link; /* in address order */
+    size_t off, len;   /* whole segment, record included */
+} bsend_seg_t;
+
+_Static_assert(sizeof(bsend_seg_t) <= MPI_BSEND_OVERHEAD, "segment record exceeds MPI_BSEND_OVERHEAD");
+
+struct p2p_bsend_state {
+    char *buf;
+    size_t size;
+    util_dlist_t segs;
+};
+
+int p2p_bsend_attach(p2p_rank_t *r, void *buf, int size)
+{
+    if (r->bsend)
+        return MPI_ERR_BUFFER; /* one buffer at a time */
+    if (size < 0 || (size > 0 && !buf))
+        return MPI_ERR_ARG;
+    p2p_bsend_state_t *b = malloc(sizeof *b);
+    if (!b)
+        return MPI_ERR_NO_MEM;
+    /* segments start 16-byte aligned inside the user's buffer */
+    uintptr_t start = ((uintptr_t)buf + 15) & ~(uintptr_t)15;
+    size_t lost = start - (uintptr_t)buf;
+    b->buf = (char *)start;
+    b->size = (size_t)size > lost ? (size_t)size - lost : 0;
+    util_dlist_init(&b->segs);
+    r->bsend = b;
+    r->bsend_user_buf = buf;
+    r->bsend_user_size = size;
+    return MPI_SUCCESS;
+}
+
+int p2p_bsend_detach(p2p_rank_t *r, void **buf, int *size)
+{
+    if (!r->bsend) {
+        *(void **)buf = NULL;
+        *size = 0;
+        return MPI_ERR_BUFFER;
+    }
+    while (r->internal_pending > 0) {
+        p2p_progress(NULL);
+        if (r->internal_pending > 0)
+            rank_block();
+    }
+    *(void **)buf = r->bsend_user_buf;
+    *size = r->bsend_user_size;
+    free(r->bsend);
+    r->bsend = NULL;
+    return MPI_SUCCESS;
+}
+
+/* First fit in address order. */
+static bsend_seg_t *seg_alloc(p2p_bsend_state_t *b, size_t len)
+{
+    size_t off = 0;
+    util_dlink_t *before = NULL;
+    UTIL_DLIST_FOREACH(&b->segs, it) {
+        bsend_seg_t *s = UTIL_CONTAINER_OF(it, bsend_seg_t, link);
+        if (s->off - off >= len) {
+            before = it;
+            break;
+        }
+        off = s->off + s->len;
+    }
+    if (!before && b->size - off < len)
+        return NULL;
+    if (before && off + len > UTIL_CONTAINER_OF(before, bsend_seg_t, link)->off)
+        return NULL;
+    bsend_seg_t *s = (bsend_seg_t *)(b->buf + off);
+    s->off = off;
+    s->len = len;
+    if (before) { /* insert before `before` */
+        s->link.next = before;
+        s->link.prev = before->prev;
+        before->prev->next = &s->link;
+        before->prev = &s->link;
+    } else {
+        util_dlist_push_back(&b->segs, &s->link);
+    }
+    return s;
+}
+
+int p2p_bsend_start(p2p_req_t *q)
+{
+    p2p_rank_t *r = q->owner;
+    q->active = true;
+    q->complete = true; /* the user's request is done once the data is copied */
+    q->pending = 0;
+    q->status.MPI_ERROR = MPI_SUCCESS;
+    q->status.ampi_cancelled = 0;
+    if (q->peer == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (!r->bsend)
+        return MPI_ERR_BUFFER;
+    size_t len = MPI_BSEND_OVERHEAD + ((q->bytes + 15) & ~(size_t)15);
+    bsend_seg_t *s = seg_alloc(r->bsend, len);
+    if (!s)
+        return MPI_ERR_BUFFER;
+    void *copy = (char *)s + MPI_BSEND_OVERHEAD;
+    if (q->bytes)
+        memcpy(copy, q->buf, q->bytes);
+    p2p_req_t *in = p2p_req_new(r, P2P_REQ_SEND);
+    in->mode = P2P_MODE_STANDARD;
+    in->internal = true;
+    in->buf = copy;
+    in->count = (int)q->bytes;
+    in->dt = MPI_BYTE;
+    in->bytes = q->bytes;
+    in->peer = q->peer;
+    in->tag = q->tag;
+    in->comm = q->comm;
+    in->c = q->c;
+    in->ctx = q->ctx;
+    in->bsend_seg = s;
+    r->internal_pending++;
+    return p2p_send_start(in);
+}
+
+void p2p_bsend_done(p2p_req_t *in)
+{
+    bsend_seg_t *s = in->bsend_seg;
+    util_dlist_remove(&s->link);
+    in->bsend_seg = NULL;
+}

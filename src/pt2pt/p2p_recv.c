@@ -1,0 +1,228 @@
+/* Receives: posting, matching arrived envelopes, delivering data, ACKs for
+ * synchronous sends, and the ordering of envelopes from other processes. */
+#include "pt2pt/p2p.h"
+#include "util/util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size)
+{
+    size_t n = size;
+    rq->status.MPI_SOURCE = src;
+    rq->status.MPI_TAG = tag;
+    if (n > rq->bytes) {
+        n = rq->bytes;
+        rq->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+    }
+    rq->status.ampi_count = (long long)n;
+    return n;
+}
+
+/* Remote envelopes are received into [p2p_msg_t][wire header][data]; the
+ * struct in front turns the buffer into an unexpected message in place. */
+void *p2p_env_alloc(size_t len)
+{
+    p2p_msg_t *msg = malloc(sizeof *msg + len);
+    if (!msg)
+        util_fatal("out of memory for an envelope of %zu bytes", len);
+    return msg + 1;
+}
+
+void p2p_msg_free(p2p_msg_t *msg) { free(msg); }
+
+typedef struct p2p_ack {
+    ucx_op_t op;
+    p2p_wire_hdr_t h;
+} p2p_ack_t;
+
+static void ack_sent(ucx_op_t *op, int status, size_t len)
+{
+    (void)status;
+    (void)len;
+    free(UTIL_CONTAINER_OF(op, p2p_ack_t, op));
+}
+
+static void send_ack(const p2p_msg_t *msg)
+{
+    p2p_ack_t *a = calloc(1, sizeof *a);
+    if (!a)
+        util_fatal("out of memory");
+    a->h.kind = P2P_WIRE_ACK;
+    a->h.dst_world = msg->src_world;
+    a->h.sreq = msg->sreq;
+    a->op.done = ack_sent;
+    int rc = ucx_send_envelope(p2p_proc_of(msg->src_world), &a->h, sizeof a->h, NULL, 0, &a->op, NULL);
+    if (rc < 0)
+        util_fatal("cannot send a synchronous-send acknowledgement");
+    if (rc == 0)
+        free(a);
+}
+
+static void payload_received(ucx_op_t *op, int status, size_t len)
+{
+    (void)len;
+    p2p_req_t *q = UTIL_CONTAINER_OF(op, p2p_req_t, op_data);
+    if (q->tmp) { /* truncated: keep only what fits */
+        memcpy(q->buf, q->tmp, q->bytes);
+        free(q->tmp);
+        q->tmp = NULL;
+    }
+    if (status)
+        p2p_req_fail(q, MPI_ERR_OTHER);
+    p2p_req_part_done(q);
+}
+
+void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
+{
+    (void)r;
+    size_t n = p2p_fill_status(q, msg->m.src, msg->m.tag, msg->size);
+    switch (msg->kind) {
+    case P2P_MSG_EAGER:
+        if (n)
+            memcpy(q->buf, msg->data, n);
+        if (msg->sync)
+            send_ack(msg);
+        p2p_msg_free(msg);
+        p2p_req_part_done(q);
+        return;
+    case P2P_MSG_LOCAL: {
+        p2p_req_t *sender = msg->lreq;
+        if (n)
+            memcpy(q->buf, msg->data, n);
+        p2p_msg_free(msg);
+        p2p_req_part_done(sender);
+        p2p_req_part_done(q);
+        return;
+    }
+    case P2P_MSG_RNDV: {
+        if (msg->sync)
+            send_ack(msg);
+        void *target = q->buf;
+        if (n < msg->size) {
+            /* the sender's payload is longer than the buffer: take it whole
+             * into a bounce buffer so nothing past the user's buffer is written */
+            q->tmp = malloc(msg->size);
+            if (!q->tmp)
+                util_fatal("out of memory");
+            target = q->tmp;
+        }
+        q->op_data.done = payload_received;
+        int rc = ucx_recv_tagged(target, msg->size, msg->payload_tag, UCX_MEM_HOST, &q->op_data);
+        p2p_msg_free(msg);
+        if (rc == 0)
+            payload_received(&q->op_data, 0, 0);
+        else if (rc < 0)
+            payload_received(&q->op_data, -1, 0);
+        return;
+    }
+    }
+}
+
+static void incoming(p2p_rank_t *r, p2p_msg_t *msg)
+{
+    p2p_mentry_t *e = p2p_posted_match(&r->posted, msg->m.ctx, msg->m.src, msg->m.tag);
+    if (e) {
+        p2p_req_t *q = UTIL_CONTAINER_OF(e, p2p_req_t, m);
+        q->posted = false;
+        p2p_deliver(r, msg, q);
+        return;
+    }
+    p2p_unexp_add(&r->unexpected, &msg->m);
+    if (r->probing && r->ult->state == RANK_ULT_BLOCKED)
+        rank_wake(r->ult);
+}
+
+static inline const p2p_wire_hdr_t *wire_of(const p2p_msg_t *msg) { return (const p2p_wire_hdr_t *)(msg + 1); }
+
+/* Enter envelopes that waited for an earlier one from the same sender. */
+static void drain_stash(p2p_rank_t *r)
+{
+    bool moved = true;
+    while (moved) {
+        moved = false;
+        UTIL_DLIST_FOREACH(&r->stash, it) {
+            p2p_msg_t *m = UTIL_CONTAINER_OF(it, p2p_msg_t, stash_link);
+            if (wire_of(m)->seq == r->recv_seq[m->src_world]) {
+                util_dlist_remove(&m->stash_link);
+                r->recv_seq[m->src_world]++;
+                incoming(r, m);
+                moved = true;
+                break;
+            }
+        }
+    }
+}
+
+void p2p_env_arrived(void *wire, size_t len)
+{
+    const p2p_wire_hdr_t *h = wire;
+    p2p_msg_t *msg = (p2p_msg_t *)wire - 1;
+    if (UTIL_UNLIKELY(len < sizeof *h))
+        util_fatal("short envelope (%zu bytes)", len);
+    if (h->kind == P2P_WIRE_ACK) {
+        p2p_req_t *sender = (p2p_req_t *)(uintptr_t)h->sreq;
+        free(msg);
+        p2p_req_part_done(sender);
+        return;
+    }
+    if (UTIL_UNLIKELY(!p2p_is_local(h->dst_world)))
+        util_fatal("envelope for rank %d reached process %d", h->dst_world, p2p_proc.proc);
+    p2p_rank_t *r = p2p_local(h->dst_world);
+    msg->m.ctx = h->ctx;
+    msg->m.src = h->src;
+    msg->m.tag = h->tag;
+    msg->src_world = h->src_world;
+    msg->size = h->size;
+    msg->sync = h->flags & P2P_WIRE_SYNC;
+    msg->sreq = h->sreq;
+    msg->lreq = NULL;
+    if (h->kind == P2P_WIRE_EAGER) {
+        msg->kind = P2P_MSG_EAGER;
+        msg->data = h + 1;
+        if (UTIL_UNLIKELY(len != sizeof *h + h->size))
+            util_fatal("eager envelope of %zu bytes announces %llu", len, (unsigned long long)h->size);
+    } else {
+        msg->kind = P2P_MSG_RNDV;
+        msg->data = NULL;
+        msg->payload_tag = h->payload_tag;
+    }
+    if (UTIL_UNLIKELY(h->seq != r->recv_seq[h->src_world])) {
+        util_dlist_push_back(&r->stash, &msg->stash_link);
+        return;
+    }
+    r->recv_seq[h->src_world]++;
+    incoming(r, msg);
+    if (UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))
+        drain_stash(r);
+}
+
+int p2p_recv_start(p2p_req_t *q)
+{
+    q->complete = false;
+    q->active = true;
+    q->pending = 1; /* the data */
+    q->status.MPI_ERROR = MPI_SUCCESS;
+    q->status.ampi_cancelled = 0;
+    q->status.ampi_count = 0;
+    if (q->peer == MPI_PROC_NULL) {
+        q->status.MPI_SOURCE = MPI_PROC_NULL;
+        q->status.MPI_TAG = MPI_ANY_TAG;
+        p2p_req_part_done(q);
+        return MPI_SUCCESS;
+    }
+    p2p_rank_t *r = q->owner;
+    uint32_t ctx = q->ctx;
+    p2p_mentry_t *e = p2p_unexp_find(&r->unexpected, ctx, q->peer, q->tag);
+    if (e) {
+        p2p_unexp_remove(&r->unexpected, e);
+        p2p_deliver(r, UTIL_CONTAINER_OF(e, p2p_msg_t, m), q);
+        return MPI_SUCCESS;
+    }
+    q->m.ctx = ctx;
+    q->m.src = q->peer;
+    q->m.tag = q->tag;
+    q->posted = true;
+    p2p_posted_add(&r->posted, &q->m);
+    return MPI_SUCCESS;
+}

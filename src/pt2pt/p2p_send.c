@@ -1,0 +1,138 @@
+/* Starting sends: to a rank of this process (direct match/copy) or to
+ * another process (eager envelope, or envelope + payload tag).  The
+ * protocols are described in p2p.h. */
+#include "pt2pt/p2p.h"
+#include "ucx/ucx_tag.h"
+#include "util/util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline void wake_if_probing(p2p_rank_t *r)
+{
+    if (r->probing && r->ult->state == RANK_ULT_BLOCKED)
+        rank_wake(r->ult);
+}
+
+static void send_local(p2p_req_t *q, p2p_rank_t *dst)
+{
+    const comm_t *c = q->c;
+    p2p_mentry_t *e = p2p_posted_match(&dst->posted, q->ctx, c->rank, q->tag);
+    if (e) {
+        p2p_req_t *rq = UTIL_CONTAINER_OF(e, p2p_req_t, m);
+        rq->posted = false;
+        size_t n = p2p_fill_status(rq, c->rank, q->tag, q->bytes);
+        if (n)
+            memcpy(rq->buf, q->buf, n);
+        p2p_req_part_done(rq);
+        return;
+    }
+    bool eager = q->bytes <= p2p_proc.eager_limit && q->mode != P2P_MODE_SYNC;
+    p2p_msg_t *msg = malloc(sizeof *msg + (eager ? q->bytes : 0));
+    if (!msg)
+        util_fatal("out of memory for a message");
+    msg->m.ctx = q->ctx;
+    msg->m.src = c->rank;
+    msg->m.tag = q->tag;
+    msg->size = q->bytes;
+    msg->src_world = q->owner->world;
+    msg->sync = q->mode == P2P_MODE_SYNC;
+    msg->lreq = NULL;
+    if (eager) {
+        msg->kind = P2P_MSG_EAGER;
+        if (q->bytes)
+            memcpy(msg + 1, q->buf, q->bytes);
+        msg->data = msg + 1;
+    } else {
+        /* zero-copy: the receiver copies from our buffer and completes us */
+        msg->kind = P2P_MSG_LOCAL;
+        msg->data = q->buf;
+        msg->lreq = q;
+        q->pending++;
+    }
+    p2p_unexp_add(&dst->unexpected, &msg->m);
+    wake_if_probing(dst);
+}
+
+static void env_sent(ucx_op_t *op, int status, size_t len)
+{
+    (void)len;
+    p2p_req_t *q = UTIL_CONTAINER_OF(op, p2p_req_t, op_env);
+    if (status)
+        p2p_req_fail(q, MPI_ERR_OTHER);
+    p2p_req_part_done(q);
+}
+
+static void payload_sent(ucx_op_t *op, int status, size_t len)
+{
+    (void)len;
+    p2p_req_t *q = UTIL_CONTAINER_OF(op, p2p_req_t, op_data);
+    if (status)
+        p2p_req_fail(q, MPI_ERR_OTHER);
+    p2p_req_part_done(q);
+}
+
+/* Account for a UCX operation's start: rc 0 = done already, 1 = callback later. */
+static void ucx_started(p2p_req_t *q, int rc)
+{
+    if (rc == 1)
+        return;
+    if (rc < 0)
+        p2p_req_fail(q, MPI_ERR_OTHER);
+    q->pending--;
+}
+
+static void send_remote(p2p_req_t *q, int dst_world)
+{
+    p2p_rank_t *me = q->owner;
+    p2p_wire_hdr_t *h = &q->hdr;
+    int proc = p2p_proc_of(dst_world);
+    h->ctx = q->ctx;
+    h->src = q->c->rank;
+    h->tag = q->tag;
+    h->src_world = me->world;
+    h->dst_world = dst_world;
+    h->seq = me->send_seq[dst_world]++;
+    h->size = q->bytes;
+    h->flags = 0;
+    h->sreq = 0;
+    if (q->mode == P2P_MODE_SYNC) {
+        h->flags = P2P_WIRE_SYNC;
+        h->sreq = (uint64_t)(uintptr_t)q;
+        q->pending++; /* the ACK */
+    }
+    q->op_env.done = env_sent;
+    if (q->bytes <= p2p_proc.eager_limit) {
+        h->kind = P2P_WIRE_EAGER;
+        q->pending++;
+        ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, q->buf, q->bytes, &q->op_env, q->iov));
+        return;
+    }
+    h->kind = P2P_WIRE_RNDV;
+    h->payload_tag = ucx_fresh_tag(UCX_TAG_PAYLOAD);
+    q->pending += 2;
+    ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, NULL, 0, &q->op_env, NULL));
+    q->op_data.done = payload_sent;
+    ucx_started(q, ucx_send_tagged(proc, q->buf, q->bytes, h->payload_tag, UCX_MEM_HOST, &q->op_data));
+}
+
+int p2p_send_start(p2p_req_t *q)
+{
+    q->complete = false;
+    q->active = true;
+    q->pending = 1; /* held by us until set up */
+    q->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    q->status.MPI_TAG = MPI_ANY_TAG;
+    q->status.MPI_ERROR = MPI_SUCCESS;
+    q->status.ampi_cancelled = 0;
+    q->status.ampi_count = 0;
+    if (q->peer != MPI_PROC_NULL) {
+        int dst = comm_world_rank(q->c, q->peer);
+        if (p2p_is_local(dst))
+            send_local(q, p2p_local(dst));
+        else
+            send_remote(q, dst);
+    }
+    p2p_req_part_done(q);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,56 @@
+/* UCX transport: one UCP context per process, one worker per PE (one PE per
+ * process today), endpoints created on first use from addresses published
+ * through PMIx.  The layer moves bytes only; MPI matching lives in pt2pt.
+ *
+ * Envelopes arrive through the handlers given to ucx_init: env_alloc gives
+ * the bytes to receive into (so pt2pt can put its own bookkeeping in front of
+ * them and keep the buffer as an unexpected message without copying), and
+ * env_arrived hands them over in arrival order of completion. */
+#ifndef AMPI_UCX_H
+#define AMPI_UCX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ucx_handlers {
+    void *(*env_alloc)(size_t len);
+    void (*env_arrived)(void *wire, size_t len);
+} ucx_handlers_t;
+
+/* Completion record of a send or receive that did not finish at once; it
+ * lives inside the caller's own object (no allocation per operation), and
+ * done() finds that object with UTIL_CONTAINER_OF.  status is 0 or a negative
+ * UCS status; len is the received length for receives. */
+typedef struct ucx_op ucx_op_t;
+typedef void (*ucx_done_fn)(ucx_op_t *op, int status, size_t len);
+struct ucx_op {
+    ucx_done_fn done;
+};
+
+typedef enum { UCX_MEM_HOST = 0, UCX_MEM_CUDA = 1 } ucx_mem_t;
+
+/* Start UCX and publish our worker address (the caller fences afterwards). */
+int ucx_init(int proc, int nprocs, const ucx_handlers_t *h);
+bool ucx_active(void);
+const char *ucx_version(void);
+int ucx_progress(void);
+/* Shutdown in two steps: ucx_close flushes and closes every endpoint (peers
+ * must still be progressing: fence with progress after it), ucx_fini then
+ * destroys the worker and context. */
+void ucx_close(void);
+void ucx_fini(void);
+
+/* All send/recv calls return 0 when the operation completed at once (done is
+ * not called), 1 when op->done will be called later, < 0 on error. */
+int ucx_send_envelope(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op,
+                      void *iov_store);
+int ucx_send_tagged(int proc, const void *buf, size_t len, uint64_t tag, ucx_mem_t mem, ucx_op_t *op);
+int ucx_recv_tagged(void *buf, size_t len, uint64_t tag, ucx_mem_t mem, ucx_op_t *op);
+/* A fresh PAYLOAD (or DEVICE) tag from this PE. */
+uint64_t ucx_fresh_tag(int type);
+
+/* Bytes the caller must provide as iov_store for ucx_send_envelope. */
+#define UCX_IOV_STORE_SIZE 32
+
+#endif

@@ -1,0 +1,27 @@
+/* The process-level bootstrap through PMIx: job size, our rank, local rank,
+ * and a key/value exchange used to publish UCX worker addresses.  Without a
+ * PMIx server in the environment the process is a singleton (size 1). */
+#ifndef AMPI_UCX_PMIX_H
+#define AMPI_UCX_PMIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct ucx_job {
+    int proc, nprocs;           /* PMIx rank and job size */
+    int local_rank, local_size; /* on this node */
+    bool singleton;             /* no PMIx server */
+} ucx_job_t;
+
+int ucx_pmix_init(ucx_job_t *job);       /* 0 on success */
+int ucx_pmix_put(const char *key, const void *data, size_t len);
+int ucx_pmix_fence(bool collect);        /* commit + fence across the job */
+/* A fence without data that calls progress() while it waits, so this
+ * process keeps serving its peers' network traffic meanwhile. */
+int ucx_pmix_fence_progress(int (*progress)(void));
+/* Returns a malloc'ed copy of proc's value for key in *data. */
+int ucx_pmix_get(int proc, const char *key, void **data, size_t *len);
+_Noreturn void ucx_pmix_abort(int status, const char *msg);
+void ucx_pmix_finalize(void);
+
+#endif

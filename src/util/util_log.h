@@ -1,0 +1,23 @@
+/* Diagnostics.  Every message starts with "ampi:" so users can tell ours
+ * from theirs; util_debug prints only when AMPI_DEBUG is set. */
+#ifndef AMPI_UTIL_LOG_H
+#define AMPI_UTIL_LOG_H
+
+#include <stdbool.h>
+
+void util_log_init(int proc); /* remembers the process index for prefixes */
+void util_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void util_debug_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void util_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern bool util_debug_enabled;
+
+#define util_debug(...)                     \
+    do {                                    \
+        if (util_debug_enabled)             \
+            util_debug_print(__VA_ARGS__);  \
+    } while (0)
+
+#define UTIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define UTIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#endif
