@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-#if defined(__x86_64__) || defined(__aarch64__)
+/* -DRANK_CTX_UCONTEXT forces the fallback (to test it on x86-64/aarch64). */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(RANK_CTX_UCONTEXT)
 #define RANK_CTX_ASM 1
 typedef struct rank_ctx {
     void *sp; /* stack pointer with the callee-saved registers pushed below it */

@@ -70,7 +70,9 @@ void rank_yield(void);            /* requeue the current ULT at the tail and let
 void rank_wake(rank_ult_t *ult);  /* make ult ready if blocked; else remember the wake */
 
 /* Install the SIGSEGV/SIGBUS handler (on an alternate signal stack) that
- * turns a touch of a ULT's guard page into a clear message and abort(). */
+ * turns a touch of a ULT's guard page into a clear message, then lets the
+ * process die by that signal; other faults go to the previous handler.
+ * Idempotent; rank_pe_run calls it for its thread. */
 void rank_guard_install(void);
 
 #endif

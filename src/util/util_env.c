@@ -8,6 +8,8 @@ bool util_parse_size(const char *s, size_t *out)
 {
     if (!s || !*s)
         return false;
+    if (*s < '0' || *s > '9')
+        return false; /* no sign, no spaces */
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
@@ -22,7 +24,7 @@ bool util_parse_size(const char *s, size_t *out)
     }
     if (*end == 'B' || *end == 'b')
         end++;
-    if (*end)
+    if (*end || (shift && v > (~0ULL >> shift)))
         return false;
     *out = (size_t)(v << shift);
     return true;

@@ -1,0 +1,236 @@
+/* ULTs and the per-PE scheduler: see rank_ult.h.
+ *
+ * Hot paths (rank_block, rank_wake, rank_yield, the scheduler loop) only
+ * touch the ULT, the PE and its intrusive ready list: no allocation, no
+ * locks, no system calls.  A ULT always switches to its PE's scheduler
+ * context, never directly to another ULT, so the scheduler is the one place
+ * that decides what runs next and when progress is called. */
+#define _GNU_SOURCE
+#include "rank/rank_ult.h"
+#include "rank/rank_guard.h"
+#include "rank/rank_san.h"
+#include "rank/rank_stack.h"
+#include "util/util_log.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What we keep per ULT beyond the public part. */
+typedef struct ult_impl {
+    rank_ult_t pub;
+    rank_stack_t stack;
+    rank_guard_entry_t guard;
+} ult_impl_t;
+
+/* The PE whose scheduler runs on this OS thread.  ULTs never move between
+ * threads, so code on a ULT stack may keep using this thread's copy. */
+static __thread rank_pe_t *this_pe;
+
+#ifdef RANK_ASAN
+/* The scheduler's stack (the thread's own), learned from ASan on the first
+ * switch into a ULT: ASan must be told the stack we switch back to. */
+static __thread const void *sched_stack_bottom;
+static __thread size_t sched_stack_size;
+#define SCHED_STACK sched_stack_bottom, sched_stack_size
+#define SCHED_STACK_OUT &sched_stack_bottom, &sched_stack_size
+#else
+#define SCHED_STACK NULL, 0
+#define SCHED_STACK_OUT NULL, NULL
+#endif
+
+static int next_ult_id; /* default ids 0, 1, ... until the owner sets its own */
+
+void rank_pe_init(rank_pe_t *pe, rank_progress_fn progress, void *progress_arg)
+{
+    memset(&pe->sched_ctx, 0, sizeof pe->sched_ctx);
+    pe->current = NULL;
+    util_dlist_init(&pe->ready);
+    pe->nlive = 0;
+    pe->progress = progress;
+    pe->progress_arg = progress_arg;
+}
+
+/* From a ULT to its scheduler.  dying: the ULT will never run again, so ASan
+ * may drop what it keeps for this stack. */
+static inline void switch_to_scheduler(rank_ult_t *ult, int dying)
+{
+    void *asan_save = NULL;
+    rank_san_switch_begin(dying ? NULL : &asan_save, SCHED_STACK);
+    rank_ctx_switch(&ult->ctx, &ult->pe->sched_ctx);
+    rank_san_switch_end(asan_save, SCHED_STACK_OUT);
+}
+
+/* From the scheduler into ult, until ult blocks, yields or finishes. */
+static inline void run_ult(rank_pe_t *pe, rank_ult_t *ult)
+{
+    ult_impl_t *impl = UTIL_CONTAINER_OF(ult, ult_impl_t, pub);
+    void *asan_save = NULL;
+    ult->state = RANK_ULT_RUNNING;
+    pe->current = ult;
+    rank_san_switch_begin(&asan_save, impl->stack.base, impl->stack.size);
+    rank_ctx_switch(&pe->sched_ctx, &ult->ctx);
+    rank_san_switch_end(asan_save, NULL, NULL);
+    pe->current = NULL;
+}
+
+/* First function on every ULT stack (via rank_ctx_make). */
+static void ult_main(void *arg)
+{
+    rank_ult_t *ult = arg;
+    rank_san_switch_end(NULL, SCHED_STACK_OUT);
+    ult->fn(ult->arg);
+    ult->state = RANK_ULT_DONE;
+    ult->pe->nlive--;
+    for (;;) /* the scheduler never resumes a DONE ULT; loop in case of a bug */
+        switch_to_scheduler(ult, 1);
+}
+
+rank_ult_t *rank_ult_create(rank_pe_t *pe, size_t stack_size, void (*fn)(void *), void *arg)
+{
+    ult_impl_t *impl = calloc(1, sizeof *impl);
+    if (!impl)
+        return NULL;
+    if (rank_stack_alloc(&impl->stack, stack_size) != 0) {
+        int err = errno;
+        free(impl);
+        errno = err;
+        return NULL;
+    }
+    rank_ult_t *ult = &impl->pub;
+    ult->state = RANK_ULT_READY;
+    ult->wake_pending = false;
+    ult->pe = pe;
+    ult->fn = fn;
+    ult->arg = arg;
+    ult->user = NULL;
+    ult->id = __atomic_fetch_add(&next_ult_id, 1, __ATOMIC_RELAXED);
+    ult->stack_map = impl->stack.map;
+    ult->stack_map_size = impl->stack.map_size;
+    ult->stack_size = impl->stack.size;
+    rank_ctx_make(&ult->ctx, impl->stack.base, impl->stack.size, ult_main, ult);
+    rank_guard_add(&impl->guard, ult);
+    pe->nlive++;
+    util_dlist_push_back(&pe->ready, &ult->ready_link);
+    return ult;
+}
+
+void rank_ult_destroy(rank_ult_t *ult)
+{
+    if (!ult)
+        return;
+    if (ult->state != RANK_ULT_DONE) {
+        util_fatal("internal error: destroying rank %d before it finished", ult->id);
+    }
+    ult_impl_t *impl = UTIL_CONTAINER_OF(ult, ult_impl_t, pub);
+    rank_guard_remove(&impl->guard);
+    rank_stack_free(&impl->stack);
+    free(impl);
+}
+
+/* Nothing ready and nobody to make anything ready: every ULT waits for an
+ * event that cannot come.  Say so instead of spinning forever. */
+static void report_deadlock(const rank_pe_t *pe)
+{
+    util_fatal("deadlock: all %d remaining ranks of this PE are blocked "
+               "and there is no progress engine to wake them", pe->nlive);
+}
+
+void rank_pe_run(rank_pe_t *pe)
+{
+    rank_pe_t *outer = this_pe;
+    unsigned idle = 0;
+    this_pe = pe;
+    rank_guard_install(); /* this thread needs its alternate signal stack */
+    while (pe->nlive > 0) {
+        int did = pe->progress ? pe->progress(pe->progress_arg) : 0;
+        util_dlink_t *last = pe->ready.head.prev;
+        if (last == &pe->ready.head) { /* nothing ready */
+            if (!pe->progress)
+                report_deadlock(pe);
+            /* Only progress can make a rank ready: poll, but let other
+             * processes on an oversubscribed core run now and then. */
+            if (!did && ++idle >= 1024) {
+                idle = 0;
+                sched_yield();
+            }
+            continue;
+        }
+        idle = 0;
+        /* Run the ULTs that were ready when this pass began; ULTs that become
+         * ready meanwhile (yield, wake) wait for the next pass, after
+         * progress, so a ULT that yields in a loop cannot starve progress. */
+        util_dlink_t *link;
+        do {
+            link = util_dlist_pop_front(&pe->ready);
+            run_ult(pe, UTIL_CONTAINER_OF(link, rank_ult_t, ready_link));
+        } while (link != last);
+    }
+    this_pe = outer;
+}
+
+rank_ult_t *rank_self(void)
+{
+    rank_pe_t *pe = this_pe;
+    return pe ? pe->current : NULL;
+}
+
+rank_pe_t *rank_current_pe(void)
+{
+    return this_pe;
+}
+
+/* Outside any ULT (scheduler not running, or plain thread code) there is
+ * nothing to switch to: polling progress once is the useful thing to do, and
+ * callers loop (`while (!done) rank_block();`) anyway. */
+static void poll_outside_ult(rank_pe_t *pe)
+{
+    if (pe && pe->progress)
+        pe->progress(pe->progress_arg);
+}
+
+void rank_block(void)
+{
+    rank_pe_t *pe = this_pe;
+    rank_ult_t *ult = pe ? pe->current : NULL;
+    if (!ult) {
+        poll_outside_ult(pe);
+        return;
+    }
+    if (ult->wake_pending) { /* the wake came first: nothing to wait for */
+        ult->wake_pending = false;
+        return;
+    }
+    ult->state = RANK_ULT_BLOCKED;
+    switch_to_scheduler(ult, 0);
+}
+
+void rank_yield(void)
+{
+    rank_pe_t *pe = this_pe;
+    rank_ult_t *ult = pe ? pe->current : NULL;
+    if (!ult) {
+        poll_outside_ult(pe);
+        return;
+    }
+    ult->state = RANK_ULT_READY;
+    util_dlist_push_back(&pe->ready, &ult->ready_link);
+    switch_to_scheduler(ult, 0);
+}
+
+void rank_wake(rank_ult_t *ult)
+{
+    switch (ult->state) {
+    case RANK_ULT_BLOCKED:
+        ult->state = RANK_ULT_READY;
+        util_dlist_push_back(&ult->pe->ready, &ult->ready_link);
+        break;
+    case RANK_ULT_READY:
+    case RANK_ULT_RUNNING:
+        ult->wake_pending = true;
+        break;
+    case RANK_ULT_DONE:
+        break; /* a late completion for a finished rank: nothing to do */
+    }
+}
