@@ -1,0 +1,226 @@
+/* mpitest.h - helpers shared by the MPI test programs in test/mpi.
+ *
+ * Under ampirun several MPI ranks are user-level threads of one process and
+ * share its globals, so nothing here keeps state in global or static
+ * variables: every helper works on its arguments only.  Only MPI calls from
+ * the set the first library version implements are used. */
+#ifndef MPITEST_H
+#define MPITEST_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tags reserved for the helpers; tests use tags below 30000. */
+#define MT_TAG_REPORT 32001
+#define MT_TAG_IDLE 32002 /* never sent: only polled while delaying */
+
+/* Print "FAIL rank R: ..." and flush at once, because a later MPI_Abort
+ * would throw away buffered output.  Returns 1 so that callers can write
+ * errs += mt_fail(...). */
+__attribute__((format(printf, 2, 3)))
+static inline int mt_fail(int rank, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    printf("FAIL rank %d: %s\n", rank, line);
+    fflush(stdout);
+    return 1;
+}
+
+/* Informational line (skipped parts etc.), flushed like failures. */
+__attribute__((format(printf, 1, 2)))
+static inline void mt_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+static inline int mt_rank(void)
+{
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+static inline int mt_size(void)
+{
+    int n;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+/* Mix four small integers into a 32-bit value.  Test data is built from
+ * (sender, receiver, element index, iteration/tag) through this, so a
+ * message delivered to the wrong rank, in the wrong order or from an earlier
+ * iteration does not compare equal. */
+static inline uint32_t mt_hash(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    uint32_t h = a * 0x9E3779B1u;
+    h ^= (b + 0x7F4A7C15u) * 0x85EBCA77u;
+    h = (h ^ (h >> 15)) * 0x2C1B3C6Du;
+    h ^= (c + 0x165667B1u) * 0xC2B2AE3Du;
+    h = (h ^ (h >> 13)) * 0x297A2D39u;
+    h ^= (d + 0x27D4EB2Fu) * 0x94D049BBu;
+    h ^= h >> 16;
+    return h;
+}
+
+/* A predefined datatype together with its C size; MPI_Type_size is not in
+ * the set of functions the tests may rely on. */
+typedef struct {
+    MPI_Datatype type;
+    size_t size;
+    const char *name;
+} mt_type;
+
+/* Value of element idx of a message (src -> dst, key) as the datatype's C
+ * representation, written to out (at least 8 bytes). */
+static inline void mt_elem(const mt_type *t, int src, int dst, uint32_t key,
+                           size_t idx, void *out)
+{
+    uint32_t h = mt_hash((uint32_t)src, (uint32_t)dst, (uint32_t)idx, key);
+    if (t->size == 1) {
+        unsigned char c = (unsigned char)h;
+        memcpy(out, &c, 1);
+    } else if (t->type == MPI_DOUBLE) {
+        double d = (double)h + 0.5; /* exact in a double */
+        memcpy(out, &d, sizeof d);
+    } else if (t->type == MPI_LONG_LONG) {
+        long long v = (long long)(((uint64_t)h << 31) ^ idx);
+        memcpy(out, &v, sizeof v);
+    } else {
+        int v = (int)(h & 0x7fffffffu);
+        memcpy(out, &v, sizeof v);
+    }
+}
+
+static inline void mt_fill(void *buf, const mt_type *t, size_t count, int src,
+                           int dst, uint32_t key)
+{
+    unsigned char *p = buf;
+    for (size_t i = 0; i < count; i++)
+        mt_elem(t, src, dst, key, i, p + i * t->size);
+}
+
+/* Index of the first element that differs from what mt_fill wrote, or -1. */
+static inline long mt_check(const void *buf, const mt_type *t, size_t count,
+                            int src, int dst, uint32_t key)
+{
+    const unsigned char *p = buf;
+    unsigned char want[8];
+    for (size_t i = 0; i < count; i++) {
+        mt_elem(t, src, dst, key, i, want);
+        if (memcmp(p + i * t->size, want, t->size) != 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Shorthands for the common case of MPI_INT data. */
+static inline void mt_fill_int(int *buf, size_t count, int src, int dst,
+                               uint32_t key)
+{
+    for (size_t i = 0; i < count; i++)
+        buf[i] = (int)(mt_hash((uint32_t)src, (uint32_t)dst, (uint32_t)i, key)
+                       & 0x7fffffffu);
+}
+
+static inline long mt_check_int(const int *buf, size_t count, int src, int dst,
+                                uint32_t key)
+{
+    for (size_t i = 0; i < count; i++)
+        if (buf[i] != (int)(mt_hash((uint32_t)src, (uint32_t)dst, (uint32_t)i,
+                                    key) & 0x7fffffffu))
+            return (long)i;
+    return -1;
+}
+
+/* Spend about `seconds` of wall time while still entering the library, so a
+ * runtime that multiplexes ranks on one thread can run the others. */
+static inline void mt_delay(double seconds)
+{
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < seconds) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MT_TAG_IDLE, MPI_COMM_WORLD, &flag,
+                   MPI_STATUS_IGNORE);
+    }
+}
+
+static inline void *mt_malloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        printf("FAIL malloc of %zu bytes\n", bytes);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+static inline void *mt_zalloc(size_t bytes)
+{
+    void *p = mt_malloc(bytes);
+    memset(p, 0, bytes ? bytes : 1);
+    return p;
+}
+
+/* Check a receive status: source, tag and element count. */
+static inline int mt_check_status(int rank, const char *what,
+                                  const MPI_Status *st, MPI_Datatype type,
+                                  int src, int tag, int count)
+{
+    int errs = 0, got = -7;
+    if (st->MPI_SOURCE != src)
+        errs += mt_fail(rank, "%s: status source %d, expected %d", what,
+                        st->MPI_SOURCE, src);
+    if (st->MPI_TAG != tag)
+        errs += mt_fail(rank, "%s: status tag %d, expected %d", what,
+                        st->MPI_TAG, tag);
+    MPI_Get_count(st, type, &got);
+    if (got != count)
+        errs += mt_fail(rank, "%s: count %d, expected %d", what, got, count);
+    return errs;
+}
+
+/* End of a test: a rank with errors aborts the job (others may be waiting
+ * for it); the others report to rank 0, which prints ok_line once all are
+ * in.  Call before MPI_Finalize. */
+static inline void mt_finish(int errs, const char *ok_line)
+{
+    int rank = mt_rank(), size = mt_size();
+    if (errs) {
+        printf("FAIL rank %d: %d error(s)\n", rank, errs);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (rank != 0) {
+        MPI_Send(&errs, 1, MPI_INT, 0, MT_TAG_REPORT, MPI_COMM_WORLD);
+        return;
+    }
+    for (int i = 1; i < size; i++) {
+        int theirs = -1;
+        MPI_Recv(&theirs, 1, MPI_INT, i, MT_TAG_REPORT, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        if (theirs != 0) {
+            printf("FAIL rank 0: rank %d reported %d error(s)\n", i, theirs);
+            fflush(stdout);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    printf("%s\n", ok_line);
+    fflush(stdout);
+}
+
+#endif
