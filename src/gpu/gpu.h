@@ -1,0 +1,63 @@
+/* GPU support: the CUDA driver loaded at run time, where a buffer lives, the
+ * device of this process, and asynchronous copies between ranks of one
+ * process.
+ *
+ * The library never links libcuda or cudart: gpu_init() dlopens the driver,
+ * so the same build runs on machines without a GPU (everything is then host
+ * memory and gpu_classify costs one branch).  The pt2pt layer classifies
+ * every send and receive buffer, so classification is served from a
+ * process-wide cache of allocation ranges (see docs/gpu.md); only the first
+ * use of an allocation asks the driver.
+ */
+#ifndef AMPI_GPU_H
+#define AMPI_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+    GPU_MEM_HOST = 0,     /* pageable host memory (also: anything without a GPU) */
+    GPU_MEM_HOST_PINNED,  /* page-locked host memory known to the driver */
+    GPU_MEM_DEVICE,       /* device memory: the CPU cannot touch it */
+    GPU_MEM_MANAGED       /* unified (managed) memory */
+} gpu_mem_kind_t;
+
+typedef struct {
+    gpu_mem_kind_t kind;
+    int device; /* CUDA ordinal, -1 for host */
+} gpu_mem_t;
+
+/* Once per process, before any other gpu_ call.  Loads the driver, picks the
+ * device (AMPI_GPU_DEVICE=<ordinal>, else local_rank modulo the visible
+ * devices), retains its primary context and makes it current on the calling
+ * thread.  Returns 0 also when there is no driver or no device (then
+ * gpu_enabled() is false); nonzero only for a bad AMPI_GPU_DEVICE or a failing
+ * driver once a device was found.  AMPI_GPU=0 skips the driver entirely. */
+int gpu_init(int local_rank, int local_size);
+void gpu_finalize(void);
+
+bool gpu_enabled(void); /* driver loaded and >= 1 device */
+int gpu_device(void);   /* this process's device ordinal, -1 none */
+const char *gpu_device_pci_bus_id(void); /* "0000:3b:00.0", "" when none */
+
+/* Make this process's context current on the calling OS thread.  gpu_init()
+ * does it for its own thread; a PE running on another thread calls this once
+ * (gpu_copy_start also does it lazily).  All ranks of a PE share it. */
+int gpu_thread_attach(void);
+
+/* Where [ptr, ptr+len) lives.  Host when !gpu_enabled(); otherwise a cached
+ * lookup (<= 50 ns on a hit) that asks the driver on a miss.  Classification
+ * is by ptr: a buffer is expected to lie inside one allocation. */
+void gpu_classify(const void *ptr, size_t len, gpu_mem_t *out);
+
+/* Asynchronous copy of n bytes (device or host, any direction) on the calling
+ * PE's stream, for ranks of one process.  Returns 0 when started (or, without
+ * a GPU, already done by memcpy); otherwise the driver's error code, and c
+ * holds nothing.  Poll with gpu_copy_done(). */
+typedef struct gpu_copy {
+    void *event;
+} gpu_copy_t;
+int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c);
+bool gpu_copy_done(gpu_copy_t *c); /* true once finished (and then releases c's resources) */
+
+#endif

@@ -1,0 +1,205 @@
+/* gpu_init/gpu_finalize: driver, device choice, primary context, and the
+ * check that the memory hooks the cache relies on really fire. */
+#include "gpu/gpu_cache.h"
+#include "gpu/gpu_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+gpu_state_t gpu_state = { .device = -1 };
+
+static bool env_off(const char *name)
+{
+    const char *v = getenv(name);
+    return v && (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") ||
+                 !strcasecmp(v, "false"));
+}
+
+static bool verbose(void)
+{
+    const char *v = getenv("AMPI_GPU_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* AMPI_GPU_DEVICE wins; else local rank modulo the visible devices, which
+ * spreads the ranks of a node evenly (the driver already applied
+ * CUDA_VISIBLE_DEVICES, so ordinals are the visible ones). */
+static int choose_device(int local_rank, int count, int *ordinal)
+{
+    const char *env = getenv("AMPI_GPU_DEVICE");
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        long d = strtol(env, &end, 10);
+        if (errno || *end || d < 0 || d >= count) {
+            fprintf(stderr, "ampi: AMPI_GPU_DEVICE=%s is not a device ordinal (0..%d visible)\n",
+                    env, count - 1);
+            return -1;
+        }
+        *ordinal = (int)d;
+        return 0;
+    }
+    *ordinal = (local_rank < 0 ? 0 : local_rank) % count;
+    return 0;
+}
+
+static bool host_hook_fires(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    gpu_cache_probe_arm(GPU_CACHE_HOOK_HOST, (uintptr_t)p);
+    munmap(p, page);
+    return gpu_cache_probe_seen();
+}
+
+/* libucm_cuda patches cuMemFree_v2 itself (bistro mode), so a free through
+ * our dlsym'ed pointer must reach the hook like the application's frees. */
+static bool cuda_hook_fires(void)
+{
+    CUdeviceptr d;
+    if (gpu_drv.MemAlloc(&d, 256) != GPU_CU_SUCCESS)
+        return false;
+    gpu_cache_probe_arm(GPU_CACHE_HOOK_CUDA, (uintptr_t)d);
+    gpu_drv.MemFree(d);
+    return gpu_cache_probe_seen();
+}
+
+static void cache_setup(void)
+{
+    unsigned hooks = gpu_cache_init(true);
+    bool host = (hooks & GPU_CACHE_HOOK_HOST) && host_hook_fires();
+    bool cuda = (hooks & GPU_CACHE_HOOK_CUDA) && cuda_hook_fires();
+    if (env_off("AMPI_GPU_CACHE"))
+        host = cuda = false;
+    gpu_cache_allow(host, cuda);
+    gpu_state.cache_host = host;
+    gpu_state.cache_cuda = cuda;
+}
+
+static int fail(const char *what, CUresult r)
+{
+    fprintf(stderr, "ampi: %s failed: %s\n", what, gpu_driver_error_name(r));
+    return -1;
+}
+
+int gpu_init(int local_rank, int local_size)
+{
+    if (gpu_state.on)
+        return 0;
+    gpu_state.device = -1;
+    gpu_state.bus_id[0] = '\0';
+    if (env_off("AMPI_GPU") || !gpu_driver_load())
+        return 0;
+    CUresult r = gpu_drv.Init(0);
+    int count = 0;
+    if (r == GPU_CU_SUCCESS)
+        r = gpu_drv.DeviceGetCount(&count);
+    if (r != GPU_CU_SUCCESS || count <= 0) {
+        /* A driver without devices (or a container without /dev/nvidia*) is
+         * an ordinary host-only run. */
+        if (verbose())
+            fprintf(stderr, "ampi: no GPU (%s, %d devices)\n", gpu_driver_error_name(r), count);
+        return 0;
+    }
+    int ordinal;
+    if (choose_device(local_rank, count, &ordinal) != 0)
+        return -1;
+    CUdevice dev;
+    CUcontext ctx;
+    if ((r = gpu_drv.DeviceGet(&dev, ordinal)) != GPU_CU_SUCCESS)
+        return fail("cuDeviceGet", r);
+    /* The primary context is the one cudart and UCX use too: sharing it
+     * avoids a second context (memory, and pointers valid in one only). */
+    if ((r = gpu_drv.DevicePrimaryCtxRetain(&ctx, dev)) != GPU_CU_SUCCESS)
+        return fail("cuDevicePrimaryCtxRetain", r);
+    if ((r = gpu_drv.CtxSetCurrent(ctx)) != GPU_CU_SUCCESS) {
+        gpu_drv.DevicePrimaryCtxRelease(dev);
+        return fail("cuCtxSetCurrent", r);
+    }
+    if (gpu_drv.DeviceGetPCIBusId(gpu_state.bus_id, (int)sizeof gpu_state.bus_id, dev) !=
+        GPU_CU_SUCCESS)
+        gpu_state.bus_id[0] = '\0';
+    gpu_state.device = ordinal;
+    gpu_state.cu_device = dev;
+    gpu_state.ctx = ctx;
+    gpu_state.generation++;
+    cache_setup();
+    gpu_state.on = true;
+    if (verbose())
+        fprintf(stderr,
+                "ampi: local rank %d of %d -> GPU %d of %d (%s); cache: host %s, cuda %s\n",
+                local_rank, local_size, ordinal, count, gpu_state.bus_id,
+                gpu_state.cache_host ? "on" : "off", gpu_state.cache_cuda ? "on" : "off");
+    return 0;
+}
+
+void gpu_finalize(void)
+{
+    if (!gpu_state.on)
+        return;
+    gpu_state.on = false;
+    gpu_copy_fini();
+    gpu_cache_fini();
+    CUcontext cur = NULL;
+    if (gpu_drv.CtxGetCurrent(&cur) == GPU_CU_SUCCESS && cur == gpu_state.ctx)
+        gpu_drv.CtxSetCurrent(NULL);
+    gpu_drv.DevicePrimaryCtxRelease(gpu_state.cu_device);
+    gpu_state.ctx = NULL;
+    gpu_state.device = -1;
+    gpu_state.bus_id[0] = '\0';
+    gpu_state.cache_host = gpu_state.cache_cuda = false;
+}
+
+bool gpu_enabled(void)
+{
+    return gpu_state.on;
+}
+
+int gpu_device(void)
+{
+    return gpu_state.on ? gpu_state.device : -1;
+}
+
+const char *gpu_device_pci_bus_id(void)
+{
+    return gpu_state.on ? gpu_state.bus_id : "";
+}
+
+static _Thread_local unsigned attached_generation;
+
+int gpu_thread_attach(void)
+{
+    if (!gpu_state.on || attached_generation == gpu_state.generation)
+        return 0;
+    CUresult r = gpu_drv.CtxSetCurrent(gpu_state.ctx);
+    if (r != GPU_CU_SUCCESS)
+        return (int)r;
+    attached_generation = gpu_state.generation;
+    return 0;
+}
+
+int gpu_ctx_enter(CUcontext *previous)
+{
+    CUcontext cur = NULL;
+    CUresult r = gpu_drv.CtxGetCurrent(&cur);
+    if (r != GPU_CU_SUCCESS)
+        return (int)r;
+    *previous = cur;
+    if (cur == gpu_state.ctx)
+        return 0;
+    return (int)gpu_drv.CtxSetCurrent(gpu_state.ctx);
+}
+
+void gpu_ctx_leave(CUcontext previous)
+{
+    /* A thread that had no context keeps ours: the PE will need it again. */
+    if (previous && previous != gpu_state.ctx)
+        gpu_drv.CtxSetCurrent(previous);
+}

@@ -1,0 +1,34 @@
+/* State shared by the files of src/gpu (and read by its tests). */
+#ifndef AMPI_GPU_INTERNAL_H
+#define AMPI_GPU_INTERNAL_H
+
+#include <stdint.h>
+#include "gpu/gpu.h"
+#include "gpu/gpu_cuda.h"
+
+typedef struct {
+    bool on;             /* gpu_enabled(): read by gpu_classify on every call */
+    int device;          /* ordinal, -1 none */
+    CUdevice cu_device;
+    CUcontext ctx;       /* retained primary context of `device` */
+    unsigned generation; /* +1 per gpu_init: per-thread state of an older one is stale */
+    bool cache_host;     /* host ranges are cached (host unmap hook works) */
+    bool cache_cuda;     /* CUDA ranges are cached (CUDA free hook works) */
+    char bus_id[32];
+} gpu_state_t;
+
+extern gpu_state_t gpu_state;
+
+/* Ask the driver, bypassing the cache: the truth that tests compare with. */
+void gpu_classify_uncached(const void *ptr, gpu_mem_t *out);
+uint64_t gpu_classify_misses(void); /* gpu_classify calls that asked the driver */
+
+/* Make gpu_state.ctx current on this thread if it is not; returns the one
+ * that was current so that gpu_ctx_leave can restore it (user code on this
+ * thread may have chosen another device with cudaSetDevice). */
+int gpu_ctx_enter(CUcontext *previous);
+void gpu_ctx_leave(CUcontext previous);
+
+void gpu_copy_fini(void); /* destroy the PE streams and pooled events */
+
+#endif
