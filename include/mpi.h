@@ -367,6 +367,42 @@ AMPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resu
 /* collectives available today */
 AMPI_DECL(int, Barrier, (MPI_Comm comm));
 
+/* collectives */
+AMPI_DECL(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm));
+AMPI_DECL(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                        MPI_Comm comm));
+AMPI_DECL(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm));
+AMPI_DECL(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm));
+AMPI_DECL(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm));
+AMPI_DECL(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm));
+AMPI_DECL(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+AMPI_DECL(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+AMPI_DECL(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+AMPI_DECL(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm));
+AMPI_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm));
+AMPI_DECL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm));
+AMPI_DECL(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm));
+AMPI_DECL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm));
+AMPI_DECL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm));
+AMPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
+AMPI_DECL(int, Op_free, (MPI_Op *op));
+AMPI_DECL(int, Op_commutative, (MPI_Op op, int *commute));
+AMPI_DECL(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
+
 /* AMPI extensions */
 int MPIX_Query_cuda_support(void);
 int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **));

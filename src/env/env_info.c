@@ -2,6 +2,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "gpu/gpu.h"
 #include "pt2pt/p2p_api.h"
 
 #ifndef PACKAGE_VERSION
@@ -87,8 +88,9 @@ int PMPI_Free_mem(void *base)
     return MPI_SUCCESS;
 }
 
-/* The device path is not built yet: device buffers are not accepted. */
-int MPIX_Query_cuda_support(void) { return 0; }
+/* 1 when device buffers may be passed to MPI calls: a GPU was found (UCX
+ * moves them, or the host-staging fallback does). */
+int MPIX_Query_cuda_support(void) { return gpu_enabled(); }
 
 int AMPI_Yield(void)
 {

@@ -4,6 +4,7 @@
  * rank placed on this process, runs the PE scheduler until every rank has
  * returned, then flushes, fences and tears everything down. */
 #include "pt2pt/p2p_api.h"
+#include "gpu/gpu.h"
 #include "rank/rank_place.h"
 #include "ucx/ucx_pmix.h"
 #include "util/util_env.h"
@@ -88,9 +89,15 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     setenv("AMPI_LOCAL_SIZE", buf, 1);
 
     p2p_proc_init((int)vp, job.nprocs, job.proc);
+    /* the device context must be current before UCX looks for CUDA */
+    if (gpu_init(job.local_rank, job.local_size) != 0)
+        ucx_pmix_abort(1, "GPU initialisation failed (see the message above)");
     if (job.nprocs > 1) {
         ucx_handlers_t h = { .env_alloc = p2p_env_alloc, .env_arrived = p2p_env_arrived };
         ucx_init(job.proc, job.nprocs, &h);
+        p2p_proc.ucx_cuda = ucx_supports_cuda();
+        if (gpu_enabled() && !p2p_proc.ucx_cuda)
+            util_debug("UCX has no CUDA support: device payloads are staged through host memory");
         if (ucx_pmix_fence(true) != 0)
             ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
     }
@@ -131,6 +138,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         ucx_pmix_fence_progress(ucx_progress);
         ucx_fini();
     }
+    gpu_finalize();
     ucx_pmix_finalize();
     free(p2p_proc.ranks);
     return status;

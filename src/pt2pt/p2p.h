@@ -13,6 +13,14 @@
  *    envelope, then posts the UCX receive straight into the user's buffer.
  *  - synchronous sends (Ssend) add an ACK envelope from receiver to sender
  *    once matched; the send completes only with it.
+ *  - device (GPU) buffers, the seeds' GPU messaging design: the sender posts
+ *    the device payload to UCX under a fresh DEVICE tag and sends the
+ *    envelope with that tag; the receiver matches the envelope like any other
+ *    and posts the UCX receive into the user's buffer (device or host: UCX
+ *    moves between memory types).  Never eager, never copied by the CPU.  In
+ *    one process the receiver's match starts an asynchronous device copy
+ *    (p2p_gpu.c) polled by the PE's progress.  Without a CUDA-capable UCX the
+ *    device data is staged through host memory instead.
  * Envelopes between one pair of ranks carry a sequence number so the
  * receiver enters them into matching in send order whatever order UCX
  * completes them in (non-overtaking). */
@@ -30,7 +38,7 @@
 #include "util/util_list.h"
 
 enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3 };
-enum { P2P_WIRE_SYNC = 1 };
+enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2 };
 
 typedef struct p2p_wire_hdr {
     uint8_t kind;     /* P2P_WIRE_* */
@@ -55,6 +63,7 @@ typedef struct p2p_msg {
     p2p_mentry_t m;
     p2p_msg_kind_t kind;
     bool sync;
+    bool dev;                    /* LOCAL: the sender's buffer is device memory */
     int src_world;
     size_t size;
     const void *data;            /* EAGER: the bytes; LOCAL: the sender's buffer */
@@ -80,6 +89,7 @@ struct AMPI_Request_s {
     bool freed;          /* Request_free'd while still running */
     bool posted;         /* receive sits in the posted queue */
     bool internal;       /* library-owned (Bsend), released on completion */
+    bool dev;            /* buf is device memory */
     int pending;         /* outstanding parts (UCX ops, ACK, local match) */
     p2p_rank_t *owner;
     void *buf;
@@ -130,6 +140,9 @@ typedef struct p2p_proc {
     int first, nlocal;  /* our ranks: [first, first + nlocal) */
     p2p_rank_t *ranks;  /* nlocal of them */
     size_t eager_limit;
+    bool ucx_cuda;      /* UCX moves device memory itself */
+    util_dlist_t copies; /* device copies in flight (p2p_gpu.c) */
+    int ncopies;
     rank_pe_t pe;
 } p2p_proc_t;
 
@@ -168,6 +181,14 @@ size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size);
 /* the envelope handlers given to ucx_init */
 void *p2p_env_alloc(size_t len);
 void p2p_env_arrived(void *wire, size_t len);
+
+/* device buffers (p2p_gpu.c) */
+bool p2p_is_device(const void *buf, size_t bytes);
+/* Copy n bytes (any memory kinds) asynchronously; when done, finish one part
+ * of a and of b (either may be NULL) and free(free_after). */
+void p2p_copy_then_complete(void *dst, const void *src, size_t n, p2p_req_t *a, p2p_req_t *b, void *free_after);
+void p2p_copy_sync(void *dst, const void *src, size_t n);
+int p2p_copies_progress(void);
 
 /* waiting */
 void p2p_wait_complete(p2p_req_t *q); /* block the calling rank until q completes */

@@ -32,6 +32,7 @@ p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, 
     q->count = count;
     q->dt = dt;
     q->bytes = (size_t)count * dt_size(dt);
+    q->dev = p2p_is_device(buf, q->bytes);
     q->peer = peer;
     q->tag = tag;
     q->c = c;

@@ -79,7 +79,10 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy)
         return env_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
-    memcpy(copy, buf, bytes);
+    if (p2p_is_device(buf, bytes))
+        p2p_copy_sync(copy, buf, bytes);
+    else
+        memcpy(copy, buf, bytes);
     err = PMPI_Sendrecv(copy, count, dt, dest, sendtag, buf, count, dt, source, recvtag, comm, status);
     free(copy);
     return err;

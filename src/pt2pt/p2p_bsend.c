@@ -105,7 +105,9 @@ int p2p_bsend_start(p2p_req_t *q)
     if (!s)
         return MPI_ERR_BUFFER;
     void *copy = (char *)s + MPI_BSEND_OVERHEAD;
-    if (q->bytes)
+    if (q->dev)
+        p2p_copy_sync(copy, q->buf, q->bytes);
+    else if (q->bytes)
         memcpy(copy, q->buf, q->bytes);
     p2p_req_t *in = p2p_req_new(r, P2P_REQ_SEND);
     in->mode = P2P_MODE_STANDARD;

@@ -21,6 +21,7 @@ void p2p_proc_init(int nranks, int nprocs, int proc)
     p2p_proc.first = rank_place_first(nranks, nprocs, proc);
     p2p_proc.nlocal = rank_place_count(nranks, nprocs, proc);
     p2p_proc.eager_limit = util_env_size("AMPI_EAGER_LIMIT", 8192);
+    util_dlist_init(&p2p_proc.copies);
     p2p_proc.ranks = calloc((size_t)p2p_proc.nlocal, sizeof *p2p_proc.ranks);
     if (!p2p_proc.ranks)
         util_fatal("out of memory for %d ranks", p2p_proc.nlocal);
@@ -86,7 +87,9 @@ int p2p_progress(void *unused)
 {
     (void)unused;
     int n = ucx_progress();
-    if (n == 0 && p2p_proc.nprocs == 1)
+    if (UTIL_UNLIKELY(p2p_proc.ncopies))
+        n += p2p_copies_progress();
+    else if (n == 0 && p2p_proc.nprocs == 1)
         check_deadlock();
     return n;
 }

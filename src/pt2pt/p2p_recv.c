@@ -63,13 +63,19 @@ static void payload_received(ucx_op_t *op, int status, size_t len)
 {
     (void)len;
     p2p_req_t *q = UTIL_CONTAINER_OF(op, p2p_req_t, op_data);
-    if (q->tmp) { /* truncated: keep only what fits */
-        memcpy(q->buf, q->tmp, q->bytes);
-        free(q->tmp);
-        q->tmp = NULL;
-    }
     if (status)
         p2p_req_fail(q, MPI_ERR_OTHER);
+    if (q->tmp) { /* landed in host memory: keep only what fits */
+        void *t = q->tmp;
+        q->tmp = NULL;
+        size_t n = (size_t)q->status.ampi_count;
+        if (q->dev) {
+            p2p_copy_then_complete(q->buf, t, n, q, NULL, t);
+            return;
+        }
+        memcpy(q->buf, t, n);
+        free(t);
+    }
     p2p_req_part_done(q);
 }
 
@@ -79,15 +85,23 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
     size_t n = p2p_fill_status(q, msg->m.src, msg->m.tag, msg->size);
     switch (msg->kind) {
     case P2P_MSG_EAGER:
-        if (n)
-            memcpy(q->buf, msg->data, n);
         if (msg->sync)
             send_ack(msg);
+        if (UTIL_UNLIKELY(q->dev)) {
+            p2p_copy_then_complete(q->buf, msg->data, n, q, NULL, msg);
+            return;
+        }
+        if (n)
+            memcpy(q->buf, msg->data, n);
         p2p_msg_free(msg);
         p2p_req_part_done(q);
         return;
     case P2P_MSG_LOCAL: {
         p2p_req_t *sender = msg->lreq;
+        if (UTIL_UNLIKELY(q->dev || msg->dev)) {
+            p2p_copy_then_complete(q->buf, msg->data, n, q, sender, msg);
+            return;
+        }
         if (n)
             memcpy(q->buf, msg->data, n);
         p2p_msg_free(msg);
@@ -99,16 +113,19 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
         if (msg->sync)
             send_ack(msg);
         void *target = q->buf;
-        if (n < msg->size) {
-            /* the sender's payload is longer than the buffer: take it whole
-             * into a bounce buffer so nothing past the user's buffer is written */
+        ucx_mem_t mem = q->dev ? UCX_MEM_CUDA : UCX_MEM_HOST;
+        if (n < msg->size || (q->dev && !p2p_proc.ucx_cuda)) {
+            /* a payload longer than the buffer lands whole in a bounce buffer
+             * so nothing past the user's buffer is written; without a
+             * CUDA-capable UCX device data is staged through host memory */
             q->tmp = malloc(msg->size);
             if (!q->tmp)
                 util_fatal("out of memory");
             target = q->tmp;
+            mem = UCX_MEM_HOST;
         }
         q->op_data.done = payload_received;
-        int rc = ucx_recv_tagged(target, msg->size, msg->payload_tag, UCX_MEM_HOST, &q->op_data);
+        int rc = ucx_recv_tagged(target, msg->size, msg->payload_tag, mem, &q->op_data);
         p2p_msg_free(msg);
         if (rc == 0)
             payload_received(&q->op_data, 0, 0);

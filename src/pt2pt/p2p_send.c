@@ -22,12 +22,18 @@ static void send_local(p2p_req_t *q, p2p_rank_t *dst)
         p2p_req_t *rq = UTIL_CONTAINER_OF(e, p2p_req_t, m);
         rq->posted = false;
         size_t n = p2p_fill_status(rq, c->rank, q->tag, q->bytes);
+        if (UTIL_UNLIKELY(q->dev || rq->dev)) {
+            q->pending++;
+            p2p_copy_then_complete(rq->buf, q->buf, n, rq, q, NULL);
+            return;
+        }
         if (n)
             memcpy(rq->buf, q->buf, n);
         p2p_req_part_done(rq);
         return;
     }
-    bool eager = q->bytes <= p2p_proc.eager_limit && q->mode != P2P_MODE_SYNC;
+    /* device data is never copied by the CPU: the receiver copies it */
+    bool eager = !q->dev && q->bytes <= p2p_proc.eager_limit && q->mode != P2P_MODE_SYNC;
     p2p_msg_t *msg = malloc(sizeof *msg + (eager ? q->bytes : 0));
     if (!msg)
         util_fatal("out of memory for a message");
@@ -37,6 +43,7 @@ static void send_local(p2p_req_t *q, p2p_rank_t *dst)
     msg->size = q->bytes;
     msg->src_world = q->owner->world;
     msg->sync = q->mode == P2P_MODE_SYNC;
+    msg->dev = q->dev;
     msg->lreq = NULL;
     if (eager) {
         msg->kind = P2P_MSG_EAGER;
@@ -102,18 +109,37 @@ static void send_remote(p2p_req_t *q, int dst_world)
         q->pending++; /* the ACK */
     }
     q->op_env.done = env_sent;
+    const void *data = q->buf;
+    ucx_mem_t mem = UCX_MEM_HOST;
+    int tag_type = UCX_TAG_PAYLOAD;
+    if (UTIL_UNLIKELY(q->dev)) {
+        h->flags |= P2P_WIRE_DEVICE;
+        if (p2p_proc.ucx_cuda) {
+            /* the device payload goes to UCX as is, always by rendezvous */
+            mem = UCX_MEM_CUDA;
+            tag_type = UCX_TAG_DEVICE;
+            goto rendezvous;
+        }
+        /* host-staging fallback: this UCX cannot read device memory */
+        q->tmp = malloc(q->bytes);
+        if (!q->tmp)
+            util_fatal("out of memory for a staging buffer of %zu bytes", q->bytes);
+        p2p_copy_sync(q->tmp, q->buf, q->bytes);
+        data = q->tmp;
+    }
     if (q->bytes <= p2p_proc.eager_limit) {
         h->kind = P2P_WIRE_EAGER;
         q->pending++;
-        ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, q->buf, q->bytes, &q->op_env, q->iov));
+        ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, data, q->bytes, &q->op_env, q->iov));
         return;
     }
+rendezvous:
     h->kind = P2P_WIRE_RNDV;
-    h->payload_tag = ucx_fresh_tag(UCX_TAG_PAYLOAD);
+    h->payload_tag = ucx_fresh_tag(tag_type);
     q->pending += 2;
     ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, NULL, 0, &q->op_env, NULL));
     q->op_data.done = payload_sent;
-    ucx_started(q, ucx_send_tagged(proc, q->buf, q->bytes, h->payload_tag, UCX_MEM_HOST, &q->op_data));
+    ucx_started(q, ucx_send_tagged(proc, data, q->bytes, h->payload_tag, mem, &q->op_data));
 }
 
 int p2p_send_start(p2p_req_t *q)

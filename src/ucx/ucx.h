@@ -33,6 +33,8 @@ typedef enum { UCX_MEM_HOST = 0, UCX_MEM_CUDA = 1 } ucx_mem_t;
 /* Start UCX and publish our worker address (the caller fences afterwards). */
 int ucx_init(int proc, int nprocs, const ucx_handlers_t *h);
 bool ucx_active(void);
+/* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
+bool ucx_supports_cuda(void);
 const char *ucx_version(void);
 int ucx_progress(void);
 /* Shutdown in two steps: ucx_close flushes and closes every endpoint (peers

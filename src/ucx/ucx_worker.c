@@ -24,6 +24,16 @@ _Static_assert(sizeof(ucp_dt_iov_t) * 2 <= UCX_IOV_STORE_SIZE, "iov store too sm
 
 bool ucx_active(void) { return U.active; }
 
+bool ucx_supports_cuda(void)
+{
+    if (!U.active)
+        return false;
+    ucp_context_attr_t attr = { .field_mask = UCP_ATTR_FIELD_MEMORY_TYPES };
+    if (ucp_context_query(U.context, &attr) != UCS_OK)
+        return false;
+    return attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA);
+}
+
 const char *ucx_version(void) { return ucp_get_version_string(); }
 
 int ucx_init(int proc, int nprocs, const ucx_handlers_t *h)

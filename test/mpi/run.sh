@@ -44,6 +44,10 @@ alltoall_p2p      all                    0        -
 abort             1x1,2x4,4x16           nonzero  15
 crash             1x1,2x4,4x16           nonzero  15
 return_nonzero    1x1,2x4,4x16           =3       -
+coll_basic        all                    0        -
+coll_ops          all                    0        -
+coll_user_ops     all                    0        -
+coll_args         1x1,1x4,2x4,4x16       0        -
 '
 MATRIX='1x1 1x4 1x16 2x2 2x4 2x16 4x4 4x16'
 OMPI_NPS='1 2 4'

@@ -1,0 +1,44 @@
+/*
+ * Interfaces shared by osu_common.c, osu_options.c and osu_device.c only;
+ * benchmark programs include osu_common.h alone.
+ */
+#ifndef OSU_INTERNAL_H
+#define OSU_INTERNAL_H
+
+#include "osu_common.h"
+
+#include <stddef.h>
+
+/* Ordered by severity: ranks agree on the worst one (MPI_MAX). */
+enum osu_status {
+    OSU_STATUS_OK = 0,
+    OSU_STATUS_HELP,
+    OSU_STATUS_VERSION,
+    OSU_STATUS_NO_CUDA,
+    OSU_STATUS_BAD_USAGE,
+    OSU_STATUS_DEVICE_FAILED,
+};
+
+/* Outcome of parsing or device setup, with the text rank 0 prints. */
+struct osu_parse {
+    enum osu_status status;
+    char message[256];
+};
+
+/* osu_options.c */
+void osu_parse_options(const struct osu_benchmark *bench, int argc,
+                       char **argv, struct osu_options *opt,
+                       struct osu_parse *res);
+void osu_print_usage(const struct osu_benchmark *bench);
+/* Whole-string decimal integer in [lo, hi]; returns 0 on success. */
+int osu_parse_integer(const char *text, long long lo, long long hi,
+                      long long *out);
+
+/* osu_device.c */
+/* Node-local rank from the launcher's environment, or -1 if none says. */
+int osu_local_rank_from_env(void);
+/* Selects device (hint % device count) and creates its context; on
+ * failure sets res to OSU_STATUS_DEVICE_FAILED. Needs -DOSU_CUDA. */
+void osu_select_device(int hint, struct osu_parse *res);
+
+#endif /* OSU_INTERNAL_H */

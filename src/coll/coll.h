@@ -1,0 +1,123 @@
+/* Host collectives: shared argument checks, tags and buffer helpers.
+ *
+ * Every collective talks on the communicator's collective context (c->ctx + 1,
+ * set by coll_isend/coll_irecv) so it never matches user messages.  Blocking
+ * collectives are entered by all members in the same order and messages
+ * between two ranks do not overtake each other, so one tag per collective is
+ * enough for correctness; distinct tags only make a mismatched call sequence
+ * (a user error) fail visibly instead of mixing data.  MPI_Barrier uses the
+ * tags 0..31 (its rounds). */
+#ifndef AMPI_COLL_H
+#define AMPI_COLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include "pt2pt/p2p_api.h"
+#include "coll/coll_p2p.h"
+
+enum {
+    COLL_TAG_BCAST = 100,
+    COLL_TAG_REDUCE,
+    COLL_TAG_ALLREDUCE,
+    COLL_TAG_GATHER,
+    COLL_TAG_SCATTER,
+    COLL_TAG_ALLGATHER,
+    COLL_TAG_ALLTOALL,
+    COLL_TAG_REDSCAT,
+    COLL_TAG_SCAN,
+    COLL_TAG_EXSCAN,
+};
+
+/* Declares R (calling rank) and C (its communicator) or returns the error. */
+#define COLL_ENTER(R, C, comm, fn)             \
+    P2P_ENTER(R, fn);                          \
+    comm_t *C = p2p_comm(R, comm);             \
+    if (UTIL_UNLIKELY(!C))                     \
+        return env_error(NULL, MPI_ERR_COMM, fn)
+
+/* Returns the error class ERR through the communicator's handler if COND. */
+#define COLL_CHECK(C, cond, err, fn)           \
+    do {                                       \
+        if (UTIL_UNLIKELY(cond))               \
+            return env_error(C, err, fn);      \
+    } while (0)
+
+/* Count/type/buffer check of one (buf, count, type) argument triple;
+ * returns 0 or an error class. */
+static inline int coll_check_buf(const void *buf, int count, MPI_Datatype dt)
+{
+    if (count < 0)
+        return MPI_ERR_COUNT;
+    if (!dt_valid(dt))
+        return MPI_ERR_TYPE;
+    if (count > 0 && dt_size(dt) > 0 && (!buf || buf == MPI_IN_PLACE))
+        return MPI_ERR_BUFFER;
+    return MPI_SUCCESS;
+}
+
+/* Same for a vector argument (counts[], displs[] of `n` ranks). */
+int coll_check_vec(const void *buf, const int *counts, const int *displs, int n, MPI_Datatype dt);
+
+/* Bytes of `count` elements; size_t because totals may pass 2^31. */
+static inline size_t coll_bytes(size_t count, MPI_Datatype dt) { return count * dt_size(dt); }
+
+/* Address of element `idx` of buf (predefined types: extent == size). */
+static inline void *coll_at(const void *buf, size_t idx, MPI_Datatype dt)
+{
+    return (char *)buf + idx * dt_predefined[dt].extent;
+}
+
+static inline void coll_copy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes && dst != src)
+        memmove(dst, src, bytes);
+}
+
+/* Keeps the first error of a sequence of steps in *err. */
+static inline void coll_keep_err(int *err, int e)
+{
+    if (!*err)
+        *err = e;
+}
+
+/* malloc that aborts the job on failure (never returns NULL). */
+void *coll_malloc(size_t bytes);
+
+/* Where each rank's block lies in a gather/scatter-like buffer: uniform
+ * blocks of `count` elements in rank order, or the user's counts[] and
+ * displs[], or counts[] with element offsets offs[] (internal callers,
+ * whose offsets may pass INT_MAX). */
+typedef struct coll_layout {
+    const int *counts;
+    const int *displs;
+    const size_t *offs;
+    size_t count;
+    MPI_Datatype dt;
+} coll_layout_t;
+
+static inline size_t coll_lay_count(const coll_layout_t *l, int i)
+{
+    return l->counts ? (size_t)l->counts[i] : l->count;
+}
+static inline size_t coll_lay_bytes(const coll_layout_t *l, int i) { return coll_bytes(coll_lay_count(l, i), l->dt); }
+static inline void *coll_lay_at(const coll_layout_t *l, const void *buf, int i)
+{
+    if (l->displs) /* the user's displacements may be negative */
+        return (char *)buf + (ptrdiff_t)l->displs[i] * (ptrdiff_t)dt_predefined[l->dt].extent;
+    return coll_at(buf, l->offs ? l->offs[i] : (size_t)i * l->count, l->dt);
+}
+
+/* Internal forms without argument checks, shared between collectives. */
+int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag);
+struct coll_op;
+int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+                const struct coll_op *op, int root, int tag);
+/* Root's own block: sbuf == NULL (gather) or rbuf == NULL (scatter) when
+ * it is already in place. */
+int coll_gather(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,
+                int root, int tag);
+int coll_scatter(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf, size_t rbytes,
+                 int root, int tag);
+
+#endif

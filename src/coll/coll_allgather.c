@@ -1,0 +1,64 @@
+/* MPI_Allgather, MPI_Allgatherv: ring.  Every rank places its block, then
+ * in step k sends block (me - k) to its right neighbour and receives block
+ * (me - k - 1) from its left one, straight into recvbuf: n-1 steps, each
+ * rank sends and receives every other block once, any n and any block
+ * sizes.  (Recursive doubling would need fewer steps for small blocks.) */
+#include "coll/coll.h"
+
+static int ring(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl)
+{
+    int n = c->size, me = c->rank, err = MPI_SUCCESS;
+    int right = (me + 1) % n, left = (me - 1 + n) % n;
+    for (int k = 0; k < n - 1; k++) {
+        int sb = (me - k + n) % n, rb = (me - k - 1 + n) % n;
+        coll_keep_err(&err, coll_sendrecv(r, c, coll_lay_at(rl, rbuf, sb), coll_lay_bytes(rl, sb), right,
+                                          coll_lay_at(rl, rbuf, rb), coll_lay_bytes(rl, rb), left,
+                                          COLL_TAG_ALLGATHER));
+    }
+    return err;
+}
+
+/* Places our own block (unless in place) and runs the ring. */
+static int allgather(p2p_rank_t *r, comm_t *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const coll_layout_t *rl)
+{
+    int err = MPI_SUCCESS;
+    if (sendbuf != MPI_IN_PLACE) {
+        size_t sbytes = coll_bytes((size_t)sendcount, sendtype), room = coll_lay_bytes(rl, c->rank);
+        coll_copy(coll_lay_at(rl, recvbuf, c->rank), sendbuf, sbytes < room ? sbytes : room);
+        if (sbytes != room) /* every block travels with the receiver's size */
+            err = sbytes > room ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+    }
+    coll_keep_err(&err, ring(r, c, recvbuf, rl));
+    return err;
+}
+
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Allgather");
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    if (!err)
+        err = coll_check_buf(recvbuf, recvcount, recvtype);
+    COLL_CHECK(c, err, err, "MPI_Allgather");
+    coll_layout_t rl = { .count = (size_t)recvcount, .dt = recvtype };
+    err = allgather(r, c, sendbuf, sendcount, sendtype, recvbuf, &rl);
+    COLL_CHECK(c, err, err, "MPI_Allgather");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Allgatherv");
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    if (!err)
+        err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);
+    COLL_CHECK(c, err, err, "MPI_Allgatherv");
+    coll_layout_t rl = { .counts = recvcounts, .displs = displs, .dt = recvtype };
+    err = allgather(r, c, sendbuf, sendcount, sendtype, recvbuf, &rl);
+    COLL_CHECK(c, err, err, "MPI_Allgatherv");
+    return MPI_SUCCESS;
+}

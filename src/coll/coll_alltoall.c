@@ -1,0 +1,99 @@
+/* MPI_Alltoall, MPI_Alltoallv: pairwise exchange.  In step k (1..n-1) a
+ * rank sends its block for (me + k) and receives the block of (me - k), so
+ * every rank talks to a different partner in each step; WINDOW steps are
+ * in flight at a time so that latency overlaps without flooding the
+ * network with n messages at once.  MPI_IN_PLACE: the recv buffer is the
+ * input too, so it is first copied to scratch space. */
+#include "coll/coll.h"
+
+#include <stdlib.h>
+
+#define WINDOW 8
+
+static int pairwise(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf,
+                    const coll_layout_t *rl)
+{
+    int n = c->size, me = c->rank, err = MPI_SUCCESS;
+    size_t sb = coll_lay_bytes(sl, me), rb = coll_lay_bytes(rl, me);
+    coll_copy(coll_lay_at(rl, rbuf, me), coll_lay_at(sl, sbuf, me), sb < rb ? sb : rb);
+    if (sb > rb)
+        err = MPI_ERR_TRUNCATE;
+    p2p_req_t *reqs[2 * WINDOW];
+    for (int k0 = 1; k0 < n; k0 += WINDOW) {
+        int nreq = 0;
+        for (int k = k0; k < n && k < k0 + WINDOW; k++) {
+            int src = (me - k + n) % n;
+            reqs[nreq++] = coll_irecv(r, c, coll_lay_at(rl, rbuf, src), coll_lay_bytes(rl, src), src,
+                                      COLL_TAG_ALLTOALL);
+        }
+        for (int k = k0; k < n && k < k0 + WINDOW; k++) {
+            int dst = (me + k) % n;
+            reqs[nreq++] = coll_isend(r, c, coll_lay_at(sl, sbuf, dst), coll_lay_bytes(sl, dst), dst,
+                                      COLL_TAG_ALLTOALL);
+        }
+        coll_keep_err(&err, coll_waitall(reqs, nreq));
+    }
+    return err;
+}
+
+/* MPI_IN_PLACE: what each rank sends lies in rbuf under the receive
+ * layout, so the part of rbuf the layout covers is saved first and sent
+ * from the copy. */
+static int in_place(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl)
+{
+    ptrdiff_t lo = 0, hi = 0, ext = (ptrdiff_t)dt_predefined[rl->dt].extent; /* elements, from rbuf */
+    for (int i = 0; i < c->size; i++) {
+        ptrdiff_t first = rl->displs ? rl->displs[i] : (ptrdiff_t)i * (ptrdiff_t)rl->count;
+        ptrdiff_t n = (ptrdiff_t)coll_lay_count(rl, i);
+        if (n && first < lo)
+            lo = first;
+        if (n && first + n > hi)
+            hi = first + n;
+    }
+    size_t bytes = (size_t)(hi - lo) * (size_t)ext;
+    char *copy = coll_malloc(bytes);
+    coll_copy(copy, (char *)rbuf + lo * ext, bytes);
+    int err = pairwise(r, c, copy - lo * ext, rl, rbuf, rl); /* lo <= 0: inside the copy */
+    free(copy);
+    return err;
+}
+
+static int alltoall(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf,
+                    const coll_layout_t *rl)
+{
+    return sbuf == MPI_IN_PLACE ? in_place(r, c, rbuf, rl) : pairwise(r, c, sbuf, sl, rbuf, rl);
+}
+
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Alltoall");
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    if (!err)
+        err = coll_check_buf(recvbuf, recvcount, recvtype);
+    COLL_CHECK(c, err, err, "MPI_Alltoall");
+    coll_layout_t sl = { .count = (size_t)sendcount, .dt = sendtype };
+    coll_layout_t rl = { .count = (size_t)recvcount, .dt = recvtype };
+    err = alltoall(r, c, sendbuf, &sl, recvbuf, &rl);
+    COLL_CHECK(c, err, err, "MPI_Alltoall");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Alltoallv");
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS
+                                      : coll_check_vec(sendbuf, sendcounts, sdispls, c->size, sendtype);
+    if (!err)
+        err = coll_check_vec(recvbuf, recvcounts, rdispls, c->size, recvtype);
+    COLL_CHECK(c, err, err, "MPI_Alltoallv");
+    coll_layout_t sl = { .counts = sendcounts, .displs = sdispls, .dt = sendtype };
+    coll_layout_t rl = { .counts = recvcounts, .displs = rdispls, .dt = recvtype };
+    err = alltoall(r, c, sendbuf, &sl, recvbuf, &rl);
+    COLL_CHECK(c, err, err, "MPI_Alltoallv");
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,40 @@
+/* MPI_Bcast: binomial tree over ranks relative to the root.  A rank
+ * receives once from its parent (relative rank with its lowest set bit
+ * cleared), then sends to its children, largest subtree first, so the
+ * deepest part of the tree starts earliest. */
+#include "coll/coll.h"
+
+int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
+{
+    int n = c->size, me = (c->rank - root + n) % n, err = MPI_SUCCESS;
+    if (n == 1 || bytes == 0)
+        return MPI_SUCCESS;
+    int mask = 1;
+    while (mask < n) {
+        if (me & mask) {
+            err = coll_recv(r, c, buf, bytes, (me - mask + root) % n, tag);
+            break;
+        }
+        mask <<= 1;
+    }
+    /* children: me + m for every m below our lowest set bit (all for root) */
+    p2p_req_t *reqs[32];
+    int nreq = 0;
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (me + mask < n)
+            reqs[nreq++] = coll_isend(r, c, buf, bytes, (me + mask + root) % n, tag);
+    int serr = coll_waitall(reqs, nreq);
+    return err ? err : serr;
+}
+
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Bcast");
+    COLL_CHECK(c, root < 0 || root >= c->size, MPI_ERR_ROOT, "MPI_Bcast");
+    int err = coll_check_buf(buffer, count, datatype);
+    COLL_CHECK(c, err, err, "MPI_Bcast");
+    err = coll_bcast(r, c, buffer, coll_bytes((size_t)count, datatype), root, COLL_TAG_BCAST);
+    COLL_CHECK(c, err, err, "MPI_Bcast");
+    return MPI_SUCCESS;
+}

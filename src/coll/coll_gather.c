@@ -1,0 +1,71 @@
+/* MPI_Gather, MPI_Gatherv: linear.  The root posts one receive per rank
+ * straight into its block of recvbuf and copies its own block; the others
+ * send once.  (A binomial tree would cut the root's message count for
+ * small blocks; correctness first.) */
+#include "coll/coll.h"
+
+#include <stdlib.h>
+
+int coll_gather(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,
+                int root, int tag)
+{
+    int n = c->size, err = MPI_SUCCESS;
+    if (c->rank != root)
+        return coll_send(r, c, sbuf, sbytes, root, tag);
+    if (sbuf) { /* our own block: a local copy, which must fit like a message */
+        size_t room = coll_lay_bytes(rl, root);
+        coll_copy(coll_lay_at(rl, rbuf, root), sbuf, sbytes < room ? sbytes : room);
+        if (sbytes > room)
+            err = MPI_ERR_TRUNCATE;
+    }
+    p2p_req_t **reqs = coll_malloc((size_t)n * sizeof *reqs);
+    for (int i = 0; i < n; i++)
+        reqs[i] = i == root ? NULL : coll_irecv(r, c, coll_lay_at(rl, rbuf, i), coll_lay_bytes(rl, i), i, tag);
+    coll_keep_err(&err, coll_waitall(reqs, n));
+    free(reqs);
+    return err;
+}
+
+/* Checks shared by both forms; the root's receive side is checked by the caller. */
+static int check_send(const comm_t *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int root)
+{
+    if (root < 0 || root >= c->size)
+        return MPI_ERR_ROOT;
+    if (sendbuf == MPI_IN_PLACE)
+        return c->rank == root ? MPI_SUCCESS : MPI_ERR_BUFFER;
+    return coll_check_buf(sendbuf, sendcount, sendtype);
+}
+
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Gather");
+    int err = check_send(c, sendbuf, sendcount, sendtype, root);
+    if (!err && c->rank == root)
+        err = coll_check_buf(recvbuf, recvcount, recvtype);
+    COLL_CHECK(c, err, err, "MPI_Gather");
+    coll_layout_t rl = { .count = (size_t)recvcount, .dt = recvtype };
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    err = coll_gather(r, c, in_place ? NULL : sendbuf, in_place ? 0 : coll_bytes((size_t)sendcount, sendtype),
+                      recvbuf, &rl, root, COLL_TAG_GATHER);
+    COLL_CHECK(c, err, err, "MPI_Gather");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Gatherv");
+    int err = check_send(c, sendbuf, sendcount, sendtype, root);
+    if (!err && c->rank == root)
+        err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);
+    COLL_CHECK(c, err, err, "MPI_Gatherv");
+    coll_layout_t rl = { .counts = recvcounts, .displs = displs, .dt = recvtype };
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    err = coll_gather(r, c, in_place ? NULL : sendbuf, in_place ? 0 : coll_bytes((size_t)sendcount, sendtype),
+                      recvbuf, &rl, root, COLL_TAG_GATHER);
+    COLL_CHECK(c, err, err, "MPI_Gatherv");
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,49 @@
+/* Reduction operations: predefined kernels and user functions behind one
+ * resolved descriptor, looked up once per call so that nothing points into
+ * the process-wide op table while a rank is blocked. */
+#ifndef AMPI_COLL_OP_H
+#define AMPI_COLL_OP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "mpi.h"
+
+/* inout[i] = in[i] op inout[i] for i < count (MPI's operand order). */
+typedef void coll_kernel_t(const void *in, void *inout, size_t count);
+
+typedef struct coll_op {
+    coll_kernel_t *kernel;   /* predefined op: the kernel for the type */
+    MPI_User_function *user; /* user op (kernel == NULL) */
+    MPI_Datatype dt;
+    bool commute;
+} coll_op_t;
+
+/* Kernel of a predefined op for a predefined type; NULL if the pair is
+ * not allowed by the standard (coll_op_kernels.c). */
+coll_kernel_t *coll_op_kernel(MPI_Op op, MPI_Datatype dt);
+
+/* Fills *out for (op, dt); returns MPI_SUCCESS or MPI_ERR_OP. */
+int coll_op_resolve(MPI_Op op, MPI_Datatype dt, coll_op_t *out);
+
+/* inout = in op inout over count elements. */
+void coll_op_apply(const coll_op_t *o, const void *in, void *inout, size_t count);
+
+/* Combines own data *acc with a partner's *other so that the lower-ranked
+ * operand is on the left whatever the op (non-commutative user ops, and
+ * bitwise-identical floating-point results on every rank).  The result may
+ * be computed into *other; the pointers are then swapped so that *acc
+ * always holds it and *other is free again. */
+static inline void coll_op_combine(const coll_op_t *o, void **acc, void **other, bool other_is_lower,
+                                   size_t count)
+{
+    if (other_is_lower) {
+        coll_op_apply(o, *other, *acc, count);
+    } else {
+        coll_op_apply(o, *acc, *other, count);
+        void *t = *acc;
+        *acc = *other;
+        *other = t;
+    }
+}
+
+#endif

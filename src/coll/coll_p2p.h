@@ -1,0 +1,26 @@
+/* The point-to-point steps of the collectives: requests on the collective
+ * context with byte counts in size_t (collective buffers can pass 2^31
+ * bytes, which an int count of MPI_BYTE could not describe). */
+#ifndef AMPI_COLL_P2P_H
+#define AMPI_COLL_P2P_H
+
+#include <stddef.h>
+#include "pt2pt/p2p.h"
+
+/* Start a send/receive of `bytes` bytes to/from communicator rank `peer`. */
+p2p_req_t *coll_isend(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag);
+p2p_req_t *coll_irecv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
+
+/* Wait for and release n requests (NULL entries are skipped); returns the
+ * first error class found, MPI_SUCCESS if none. */
+int coll_waitall(p2p_req_t **reqs, int n);
+
+/* Blocking forms built on the above. */
+int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag);
+int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
+/* Receive posted before the send, so two ranks exchanging large messages
+ * (completed only when matched) cannot wait on each other. */
+int coll_sendrecv(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
+                  size_t rbytes, int src, int tag);
+
+#endif

@@ -1,0 +1,70 @@
+/* MPI_Scatter, MPI_Scatterv: linear.  The root starts one send per rank
+ * from that rank's block of sendbuf and copies its own block; the others
+ * receive once. */
+#include "coll/coll.h"
+
+#include <stdlib.h>
+
+int coll_scatter(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf, size_t rbytes,
+                 int root, int tag)
+{
+    int n = c->size, err = MPI_SUCCESS;
+    if (c->rank != root)
+        return coll_recv(r, c, rbuf, rbytes, root, tag);
+    p2p_req_t **reqs = coll_malloc((size_t)n * sizeof *reqs);
+    for (int i = 0; i < n; i++)
+        reqs[i] = i == root ? NULL : coll_isend(r, c, coll_lay_at(sl, sbuf, i), coll_lay_bytes(sl, i), i, tag);
+    if (rbuf) { /* our own block: a local copy, which must fit like a message */
+        size_t mine = coll_lay_bytes(sl, root);
+        coll_copy(rbuf, coll_lay_at(sl, sbuf, root), mine < rbytes ? mine : rbytes);
+        if (mine > rbytes)
+            err = MPI_ERR_TRUNCATE;
+    }
+    coll_keep_err(&err, coll_waitall(reqs, n));
+    free(reqs);
+    return err;
+}
+
+/* Checks shared by both forms; the root's send side is checked by the caller. */
+static int check_recv(const comm_t *c, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
+{
+    if (root < 0 || root >= c->size)
+        return MPI_ERR_ROOT;
+    if (recvbuf == MPI_IN_PLACE)
+        return c->rank == root ? MPI_SUCCESS : MPI_ERR_BUFFER;
+    return coll_check_buf(recvbuf, recvcount, recvtype);
+}
+
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Scatter");
+    int err = check_recv(c, recvbuf, recvcount, recvtype, root);
+    if (!err && c->rank == root)
+        err = coll_check_buf(sendbuf, sendcount, sendtype);
+    COLL_CHECK(c, err, err, "MPI_Scatter");
+    coll_layout_t sl = { .count = (size_t)sendcount, .dt = sendtype };
+    bool in_place = recvbuf == MPI_IN_PLACE;
+    err = coll_scatter(r, c, sendbuf, &sl, in_place ? NULL : recvbuf,
+                       in_place ? 0 : coll_bytes((size_t)recvcount, recvtype), root, COLL_TAG_SCATTER);
+    COLL_CHECK(c, err, err, "MPI_Scatter");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    COLL_ENTER(r, c, comm, "MPI_Scatterv");
+    int err = check_recv(c, recvbuf, recvcount, recvtype, root);
+    if (!err && c->rank == root)
+        err = coll_check_vec(sendbuf, sendcounts, displs, c->size, sendtype);
+    COLL_CHECK(c, err, err, "MPI_Scatterv");
+    coll_layout_t sl = { .counts = sendcounts, .displs = displs, .dt = sendtype };
+    bool in_place = recvbuf == MPI_IN_PLACE;
+    err = coll_scatter(r, c, sendbuf, &sl, in_place ? NULL : recvbuf,
+                       in_place ? 0 : coll_bytes((size_t)recvcount, recvtype), root, COLL_TAG_SCATTER);
+    COLL_CHECK(c, err, err, "MPI_Scatterv");
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,85 @@
+/* Device buffers in point-to-point: classification and the asynchronous
+ * device copies used between ranks of one process (and to land host data in
+ * device buffers).  Copies run on the PE's stream; the PE's progress polls
+ * them and completes the requests waiting on them. */
+#include "pt2pt/p2p.h"
+#include "gpu/gpu.h"
+#include "util/util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct p2p_copy {
+    util_dlink_t link;
+    gpu_copy_t gc;
+    p2p_req_t *a, *b;
+    void *free_after;
+} p2p_copy_t;
+
+bool p2p_is_device(const void *buf, size_t bytes)
+{
+    if (!gpu_enabled() || bytes == 0)
+        return false;
+    gpu_mem_t m;
+    gpu_classify(buf, bytes, &m);
+    return m.kind == GPU_MEM_DEVICE;
+}
+
+static void finish(p2p_copy_t *c)
+{
+    if (c->a)
+        p2p_req_part_done(c->a);
+    if (c->b)
+        p2p_req_part_done(c->b);
+    free(c->free_after);
+    free(c);
+}
+
+void p2p_copy_then_complete(void *dst, const void *src, size_t n, p2p_req_t *a, p2p_req_t *b, void *free_after)
+{
+    p2p_copy_t *c = malloc(sizeof *c);
+    if (!c)
+        util_fatal("out of memory");
+    c->a = a;
+    c->b = b;
+    c->free_after = free_after;
+    if (n == 0) {
+        finish(c);
+        return;
+    }
+    int rc = gpu_copy_start(dst, src, n, &c->gc);
+    if (rc != 0)
+        util_fatal("device copy of %zu bytes failed to start (CUDA error %d)", n, rc);
+    util_dlist_push_back(&p2p_proc.copies, &c->link);
+    p2p_proc.ncopies++;
+}
+
+int p2p_copies_progress(void)
+{
+    int n = 0;
+    util_dlink_t *it = util_dlist_first(&p2p_proc.copies);
+    while (it) {
+        util_dlink_t *next = util_dlist_next(&p2p_proc.copies, it);
+        p2p_copy_t *c = UTIL_CONTAINER_OF(it, p2p_copy_t, link);
+        if (gpu_copy_done(&c->gc)) {
+            util_dlist_remove(&c->link);
+            p2p_proc.ncopies--;
+            finish(c);
+            n++;
+        }
+        it = next;
+    }
+    return n;
+}
+
+void p2p_copy_sync(void *dst, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    gpu_copy_t gc;
+    int rc = gpu_copy_start(dst, src, n, &gc);
+    if (rc != 0)
+        util_fatal("device copy of %zu bytes failed (CUDA error %d)", n, rc);
+    while (!gpu_copy_done(&gc))
+        ;
+}
