@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# test/gpu/run.sh - build the GPU point-to-point tests (C + CUDA runtime) and
+# run each over a matrix of (processes P, virtual ranks V) with ampirun.
+#
+#   test/gpu/run.sh [--ompi] [--fallback LIBDIR] [--build-only] [program ...]
+#
+#   --ompi            build with Open MPI's mpicc and run with its mpirun
+#                     (np 1 and 2, UCX pml) to cross-check the programs; put
+#                     a CUDA-aware UCX first in LD_LIBRARY_PATH (it is passed
+#                     on with -x)
+#   --fallback LIBDIR one more np=2 run of gpu_pt2pt with LIBDIR prepended to
+#                     LD_LIBRARY_PATH (e.g. a UCX without CUDA support, to
+#                     exercise the library's host-staged path)
+#   --build-only      only compile (works without a GPU)
+#   program           run only these programs (default: all)
+#
+# Environment: AMPI_PREFIX (bin/ampicc, bin/ampirun; default $repo/.prefix),
+# AMPI_BUILD (binaries and logs go to $AMPI_BUILD/gpu; default $repo/.build),
+# CUDA_HOME (default /usr/local/cuda), MPICC / MPIRUN (override the compiler
+# / launcher of the chosen mode).  The programs read GPU_TEST_MAX_BYTES
+# (smaller largest message) and GPU_TEST_VERBOSE=1 (gpu_pt2pt: every case).
+#
+# Output: one PASS/FAIL/SKIP line per case, then a summary line.  Without an
+# NVIDIA GPU (nvidia-smi -L) every program is skipped and the exit status is
+# 0.  Exit status 1 if anything failed.
+
+set -u
+
+PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale'
+MATRIX='1x1 1x4 2x2 2x8'
+OMPI_NPS='1 2'
+RUN_TIMEOUT=120   # ampirun --timeout
+OUTER_TIMEOUT=150 # timeout(1) around every run
+
+# ---- setup -----------------------------------------------------------------
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+mode=ampi
+fallback=""
+build_only=no
+only=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --ompi) mode=ompi ;;
+    --build-only) build_only=yes ;;
+    --fallback)
+        if [ $# -lt 2 ]; then
+            echo "run.sh: --fallback needs a library directory" >&2
+            exit 2
+        fi
+        fallback=$2
+        shift
+        ;;
+    --fallback=*) fallback=${1#--fallback=} ;;
+    -h | --help)
+        sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+    -*)
+        echo "run.sh: unknown option $1" >&2
+        exit 2
+        ;;
+    *) only+=("$1") ;;
+    esac
+    shift
+done
+if [ -n "$fallback" ] && [ ! -d "$fallback" ]; then
+    echo "run.sh: --fallback $fallback is not a directory" >&2
+    exit 2
+fi
+
+progs=""
+for prog in $PROGRAMS; do
+    if [ ${#only[@]} -eq 0 ]; then
+        progs="$progs $prog"
+        continue
+    fi
+    for p in "${only[@]}"; do
+        [ "$p" = "$prog" ] && progs="$progs $prog"
+    done
+done
+if [ -z "$progs" ]; then
+    echo "run.sh: no such program: ${only[*]} (known: $PROGRAMS)" >&2
+    exit 2
+fi
+
+AMPI_PREFIX=${AMPI_PREFIX:-$repo/.prefix}
+AMPI_BUILD=${AMPI_BUILD:-$repo/.build}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ "$mode" = ompi ]; then
+    cc=${MPICC:-mpicc}
+    launcher=${MPIRUN:-mpirun}
+    bindir=$AMPI_BUILD/gpu-ompi
+else
+    cc=${MPICC:-$AMPI_PREFIX/bin/ampicc}
+    launcher=${MPIRUN:-$AMPI_PREFIX/bin/ampirun}
+    bindir=$AMPI_BUILD/gpu
+fi
+logdir=$bindir/logs
+
+# Open MPI refuses root without these; harmless otherwise.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+npass=0 nfail=0 nskip=0
+pass() { echo "PASS $1"; npass=$((npass + 1)); }
+fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
+skip() { echo "SKIP $1: $2"; nskip=$((nskip + 1)); }
+
+summary() {
+    echo "gpu: $npass passed, $nfail failed, $nskip skipped (logs in $logdir)"
+    [ $nfail -eq 0 ]
+    exit $?
+}
+
+skip_all() {
+    for prog in $progs; do
+        skip "gpu/$prog" "$1"
+    done
+    summary
+}
+
+# The first FAIL lines and the last lines of a log, joined into one line so
+# that each case stays one output line.
+tail_of() {
+    { grep -m 3 '^FAIL' "$1"; tail -n 4 "$1"; } 2>/dev/null | grep -v '^ *$' |
+        tr '\n' '|' | sed 's/|$//; s/|/ | /g' | cut -c1-700
+}
+
+# run_case NAME PROG LOG COMMAND... : run, judge, print one line.  A pass
+# needs exit 0, the program's "<prog>: OK" line and no FAIL line.
+run_case() {
+    local name=$1 prog=$2 log=$3
+    shift 3
+    local t0 t1 rc secs why=""
+    t0=$(date +%s.%N)
+    timeout -k 5 "$OUTER_TIMEOUT" "$@" >"$log" 2>&1 </dev/null
+    rc=$?
+    t1=$(date +%s.%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        why="timed out (status $rc)"
+    elif grep -q '^FAIL' "$log"; then
+        why="FAIL line in output, exit $rc"
+    elif [ $rc -ne 0 ]; then
+        why="exit $rc, expected 0"
+    elif ! grep -q "^$prog: OK\$" "$log"; then
+        why="exit 0 but no '$prog: OK' line"
+    fi
+    if [ -z "$why" ]; then
+        pass "$name"
+    else
+        fail "$name" "$why (${secs} s, log $log): $(tail_of "$log")"
+    fi
+}
+
+# ---- what is there ---------------------------------------------------------
+if [ ! -f "$CUDA_HOME/include/cuda_runtime.h" ]; then
+    skip_all "CUDA toolkit not found (no $CUDA_HOME/include/cuda_runtime.h; set CUDA_HOME)"
+fi
+if [ $build_only = no ] &&
+    ! nvidia-smi -L 2>/dev/null | grep -q '^GPU [0-9]'; then
+    skip_all "no NVIDIA GPU on this machine"
+fi
+if [ "$mode" = ampi ]; then
+    [ -x "$cc" ] || command -v "$cc" >/dev/null 2>&1 ||
+        skip_all "ampicc not found ($cc); install the library (AMPI_PREFIX) or use --ompi"
+    [ $build_only = yes ] || [ -x "$launcher" ] ||
+        command -v "$launcher" >/dev/null 2>&1 ||
+        skip_all "ampirun not found ($launcher)"
+else
+    command -v "$cc" >/dev/null 2>&1 || skip_all "mpicc not found ($cc)"
+    [ $build_only = yes ] || command -v "$launcher" >/dev/null 2>&1 ||
+        skip_all "mpirun not found ($launcher)"
+fi
+mkdir -p "$logdir" || exit 2
+
+# ---- build -----------------------------------------------------------------
+cudalib=$CUDA_HOME/lib64
+[ -d "$cudalib" ] || cudalib=$CUDA_HOME/lib
+built=""
+for prog in $progs; do
+    if "$cc" -O2 -Wall -Wextra -Werror -I"$CUDA_HOME/include" \
+        -o "$bindir/$prog" "$here/$prog.c" \
+        -L"$cudalib" -lcudart -Wl,-rpath,"$cudalib" \
+        >"$logdir/$prog.build.log" 2>&1; then
+        built="$built $prog"
+        [ $build_only = yes ] && pass "gpu/$prog build"
+    else
+        fail "gpu/$prog build" "$cc failed (log $logdir/$prog.build.log): $(tail_of "$logdir/$prog.build.log")"
+    fi
+done
+[ $build_only = yes ] && summary
+
+# ---- runs ------------------------------------------------------------------
+has() { case " $built " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if [ "$mode" = ompi ]; then
+    xenv=()
+    [ -n "${LD_LIBRARY_PATH:-}" ] && xenv=(-x LD_LIBRARY_PATH)
+    for prog in $built; do
+        for np in $OMPI_NPS; do
+            # pml_ucx_tls/devices "any": without them the UCX pml declines
+            # on hosts without an RDMA network device
+            run_case "gpu/$prog np=$np (openmpi)" "$prog" \
+                "$logdir/$prog.np$np.log" "$launcher" --allow-run-as-root \
+                --oversubscribe -np "$np" --mca pml ucx \
+                --mca pml_ucx_tls any --mca pml_ucx_devices any \
+                "${xenv[@]}" "$bindir/$prog"
+        done
+    done
+    summary
+fi
+
+for prog in $built; do
+    for cell in $MATRIX; do
+        p=${cell%x*} v=${cell#*x}
+        run_case "gpu/$prog np=$p vp=$v" "$prog" \
+            "$logdir/$prog.np$p.vp$v.log" "$launcher" --timeout "$RUN_TIMEOUT" \
+            -np "$p" +vp "$v" "$bindir/$prog"
+    done
+done
+
+# The library kept off the GPU: the query must say 0.
+if has gpu_query; then
+    run_case "gpu/gpu_query-nogpu np=2 vp=2" gpu_query \
+        "$logdir/gpu_query.nogpu.log" env AMPI_GPU=0 "$launcher" \
+        --timeout "$RUN_TIMEOUT" -np 2 +vp 2 "$bindir/gpu_query"
+fi
+
+if [ -n "$fallback" ]; then
+    if has gpu_pt2pt; then
+        run_case "gpu/gpu_pt2pt-fallback np=2 vp=2" gpu_pt2pt \
+            "$logdir/gpu_pt2pt.fallback.log" \
+            env LD_LIBRARY_PATH="$fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+            "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 \
+            "$bindir/gpu_pt2pt"
+    else
+        skip "gpu/gpu_pt2pt-fallback" "gpu_pt2pt was not built or not selected"
+    fi
+fi
+
+summary
