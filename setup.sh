@@ -50,6 +50,16 @@ fail_with_log() {
 }
 
 # ---- 1. system packages ----------------------------------------------------
+# The lent GPU machine has no network and no libtool: a libtool .deb carried in
+# .whl/ (scripts/device-prep.sh puts it there) is unpacked instead.  libtool is
+# architecture-independent scripts and m4 files.
+if ! command -v libtoolize >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null 2>&1; then
+    for deb in .whl/libtool_*_all.deb; do
+        [ -f "$deb" ] || continue
+        say "libtoolize missing: unpacking the carried $deb"
+        dpkg -x "$deb" / && break
+    done
+fi
 missing=()
 for tool in autoconf automake libtoolize pkg-config make gcc; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")

@@ -193,6 +193,29 @@ typedef struct MPI_Status {
 #define MPI_LASTUSEDCODE 6
 #define MPI_APPNUM 7
 
+/* ---- datatype constructors (MPI_Type_get_envelope) and subarray order ---- */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR_INTEGER 5
+#define MPI_COMBINER_HVECTOR 6
+#define MPI_COMBINER_INDEXED 7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED 9
+#define MPI_COMBINER_INDEXED_BLOCK 10
+#define MPI_COMBINER_STRUCT_INTEGER 11
+#define MPI_COMBINER_STRUCT 12
+#define MPI_COMBINER_SUBARRAY 13
+#define MPI_COMBINER_DARRAY 14
+#define MPI_COMBINER_F90_REAL 15
+#define MPI_COMBINER_F90_COMPLEX 16
+#define MPI_COMBINER_F90_INTEGER 17
+#define MPI_COMBINER_RESIZED 18
+#define MPI_COMBINER_HINDEXED_BLOCK 19
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+
 /* ---- error classes ---- */
 #define MPI_SUCCESS 0
 #define MPI_ERR_BUFFER 1
@@ -402,6 +425,282 @@ AMPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
 AMPI_DECL(int, Op_free, (MPI_Op *op));
 AMPI_DECL(int, Op_commutative, (MPI_Op op, int *commute));
 AMPI_DECL(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
+
+/* communicators, groups, topologies */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;     /* MPI-1 names */
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+int AMPI_Comm_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                           void *attribute_val_out, int *flag);
+int AMPI_Comm_dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag);
+int AMPI_Comm_null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+#define MPI_COMM_NULL_COPY_FN AMPI_Comm_null_copy_fn
+#define MPI_COMM_DUP_FN AMPI_Comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN AMPI_Comm_null_delete_fn
+#define MPI_NULL_COPY_FN AMPI_Comm_null_copy_fn
+#define MPI_DUP_FN AMPI_Comm_dup_fn
+#define MPI_NULL_DELETE_FN AMPI_Comm_null_delete_fn
+AMPI_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+AMPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+AMPI_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
+AMPI_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
+AMPI_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
+AMPI_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+AMPI_DECL(int, Comm_free, (MPI_Comm *comm));
+AMPI_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
+AMPI_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group));
+AMPI_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
+AMPI_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size));
+AMPI_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
+AMPI_DECL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                                  int tag, MPI_Comm *newintercomm));
+AMPI_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
+AMPI_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
+AMPI_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
+AMPI_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                    MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                                    void *extra_state));
+AMPI_DECL(int, Comm_free_keyval, (int *comm_keyval));
+AMPI_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val));
+AMPI_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+AMPI_DECL(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                               void *extra_state));
+AMPI_DECL(int, Keyval_free, (int *keyval));
+AMPI_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+AMPI_DECL(int, Attr_delete, (MPI_Comm comm, int keyval));
+AMPI_DECL(int, Group_size, (MPI_Group group, int *size));
+AMPI_DECL(int, Group_rank, (MPI_Group group, int *rank));
+AMPI_DECL(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                                       int ranks2[]));
+AMPI_DECL(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result));
+AMPI_DECL(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+AMPI_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+AMPI_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+AMPI_DECL(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+AMPI_DECL(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+AMPI_DECL(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+AMPI_DECL(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+AMPI_DECL(int, Group_free, (MPI_Group *group));
+AMPI_DECL(int, Topo_test, (MPI_Comm comm, int *status));
+AMPI_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]));
+AMPI_DECL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                             MPI_Comm *comm_cart));
+AMPI_DECL(int, Cartdim_get, (MPI_Comm comm, int *ndims));
+AMPI_DECL(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]));
+AMPI_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]));
+AMPI_DECL(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank));
+AMPI_DECL(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
+AMPI_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+AMPI_DECL(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
+AMPI_DECL(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                              MPI_Comm *comm_graph));
+AMPI_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+AMPI_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
+AMPI_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+AMPI_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+AMPI_DECL(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
+/* weights are pointers, not arrays: gcc warns when MPI_UNWEIGHTED meets an
+ * array parameter */
+AMPI_DECL(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[],
+                                            const int *sourceweights, int outdegree, const int destinations[],
+                                            const int *destweights, MPI_Info info, int reorder,
+                                            MPI_Comm *comm_dist_graph));
+AMPI_DECL(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                                   const int destinations[], const int *weights, MPI_Info info, int reorder,
+                                   MPI_Comm *comm_dist_graph));
+AMPI_DECL(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+AMPI_DECL(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int *sourceweights,
+                                      int maxoutdegree, int destinations[], int *destweights));
+
+/* derived datatypes */
+AMPI_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+AMPI_DECL(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
+AMPI_DECL(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype));
+AMPI_DECL(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype));
+AMPI_DECL(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype *newtype));
+AMPI_DECL(int, Type_create_hindexed, (int count, const int array_of_blocklengths[],
+                                      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype));
+AMPI_DECL(int, Type_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                               MPI_Datatype oldtype, MPI_Datatype *newtype));
+AMPI_DECL(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[],
+                                           MPI_Datatype oldtype, MPI_Datatype *newtype));
+AMPI_DECL(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                            MPI_Datatype oldtype, MPI_Datatype *newtype));
+AMPI_DECL(int, Type_create_struct, (int count, const int array_of_blocklengths[],
+                                    const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                                    MPI_Datatype *newtype));
+AMPI_DECL(int, Type_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+AMPI_DECL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                                      const int array_of_starts[], int order, MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype));
+AMPI_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
+AMPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+AMPI_DECL(int, Type_commit, (MPI_Datatype *datatype));
+AMPI_DECL(int, Type_free, (MPI_Datatype *datatype));
+AMPI_DECL(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+AMPI_DECL(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
+AMPI_DECL(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+AMPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name));
+AMPI_DECL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                                   int *num_datatypes, int *combiner));
+AMPI_DECL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                                   int array_of_integers[], MPI_Aint array_of_addresses[],
+                                   MPI_Datatype array_of_datatypes[]));
+AMPI_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+                      int *position, MPI_Comm comm));
+AMPI_DECL(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                        MPI_Datatype datatype, MPI_Comm comm));
+AMPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+
+/* info objects */
+AMPI_DECL(int, Info_create, (MPI_Info *info));
+AMPI_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value));
+AMPI_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+AMPI_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
+AMPI_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
+AMPI_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
+AMPI_DECL(int, Info_delete, (MPI_Info info, const char *key));
+AMPI_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
+AMPI_DECL(int, Info_free, (MPI_Info *info));
+
+/* ---- not supported yet: they exist so that codes link, and return
+ * MPI_ERR_UNSUPPORTED_OPERATION (docs/unsupported.md) ---- */
+/* collective without an implementation yet */
+AMPI_DECL(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                           const MPI_Datatype recvtypes[], MPI_Comm comm));
+
+/* nonblocking collectives */
+AMPI_DECL(int, Ibarrier, (MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                        MPI_Request *request));
+AMPI_DECL(int, Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                         MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          MPI_Request *request));
+AMPI_DECL(int, Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                           MPI_Request *request));
+AMPI_DECL(int, Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request));
+AMPI_DECL(int, Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request *request));
+AMPI_DECL(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Request *request));
+AMPI_DECL(int, Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request *request));
+
+/* neighborhood collectives */
+AMPI_DECL(int, Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+AMPI_DECL(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                     MPI_Comm comm));
+AMPI_DECL(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+AMPI_DECL(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                    MPI_Datatype recvtype, MPI_Comm comm));
+AMPI_DECL(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+AMPI_DECL(int, Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Request *request));
+AMPI_DECL(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Request *request));
+
+/* one-sided communication (RMA) */
+AMPI_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win));
+AMPI_DECL(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                              MPI_Win *win));
+AMPI_DECL(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                                     MPI_Win *win));
+AMPI_DECL(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win));
+AMPI_DECL(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr));
+AMPI_DECL(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+AMPI_DECL(int, Win_detach, (MPI_Win win, const void *base));
+AMPI_DECL(int, Win_free, (MPI_Win *win));
+AMPI_DECL(int, Win_get_group, (MPI_Win win, MPI_Group *group));
+AMPI_DECL(int, Win_fence, (int assert, MPI_Win win));
+AMPI_DECL(int, Win_start, (MPI_Group group, int assert, MPI_Win win));
+AMPI_DECL(int, Win_complete, (MPI_Win win));
+AMPI_DECL(int, Win_post, (MPI_Group group, int assert, MPI_Win win));
+AMPI_DECL(int, Win_wait, (MPI_Win win));
+AMPI_DECL(int, Win_test, (MPI_Win win, int *flag));
+AMPI_DECL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win));
+AMPI_DECL(int, Win_unlock, (int rank, MPI_Win win));
+AMPI_DECL(int, Win_lock_all, (int assert, MPI_Win win));
+AMPI_DECL(int, Win_unlock_all, (MPI_Win win));
+AMPI_DECL(int, Win_flush, (int rank, MPI_Win win));
+AMPI_DECL(int, Win_flush_local, (int rank, MPI_Win win));
+AMPI_DECL(int, Win_flush_all, (MPI_Win win));
+AMPI_DECL(int, Win_flush_local_all, (MPI_Win win));
+AMPI_DECL(int, Win_sync, (MPI_Win win));
+AMPI_DECL(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+AMPI_DECL(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+AMPI_DECL(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                            MPI_Win win));
+AMPI_DECL(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                                MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                MPI_Win win));
+AMPI_DECL(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                              MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+AMPI_DECL(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr,
+                                  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+AMPI_DECL(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                      MPI_Request *request));
+AMPI_DECL(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                      MPI_Request *request));
+AMPI_DECL(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                             MPI_Win win, MPI_Request *request));
+AMPI_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                 void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                                 MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                 MPI_Win win, MPI_Request *request));
 
 /* AMPI extensions */
 int MPIX_Query_cuda_support(void);

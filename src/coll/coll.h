@@ -51,6 +51,10 @@ static inline int coll_check_buf(const void *buf, int count, MPI_Datatype dt)
         return MPI_ERR_COUNT;
     if (!dt_valid(dt))
         return MPI_ERR_TYPE;
+    /* collectives move count * size contiguous bytes: derived types with
+     * gaps or offsets are not handled yet (README lists this) */
+    if (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt))
+        return MPI_ERR_UNSUPPORTED_OPERATION;
     if (count > 0 && dt_size(dt) > 0 && (!buf || buf == MPI_IN_PLACE))
         return MPI_ERR_BUFFER;
     return MPI_SUCCESS;
@@ -65,7 +69,7 @@ static inline size_t coll_bytes(size_t count, MPI_Datatype dt) { return count * 
 /* Address of element `idx` of buf (predefined types: extent == size). */
 static inline void *coll_at(const void *buf, size_t idx, MPI_Datatype dt)
 {
-    return (char *)buf + idx * dt_predefined[dt].extent;
+    return (char *)buf + idx * (size_t)dt_extent(dt);
 }
 
 static inline void coll_copy(void *dst, const void *src, size_t bytes)
@@ -104,7 +108,7 @@ static inline size_t coll_lay_bytes(const coll_layout_t *l, int i) { return coll
 static inline void *coll_lay_at(const coll_layout_t *l, const void *buf, int i)
 {
     if (l->displs) /* the user's displacements may be negative */
-        return (char *)buf + (ptrdiff_t)l->displs[i] * (ptrdiff_t)dt_predefined[l->dt].extent;
+        return (char *)buf + (ptrdiff_t)l->displs[i] * (ptrdiff_t)dt_extent(l->dt);
     return coll_at(buf, l->offs ? l->offs[i] : (size_t)i * l->count, l->dt);
 }
 

@@ -41,7 +41,7 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layou
  * from the copy. */
 static int in_place(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl)
 {
-    ptrdiff_t lo = 0, hi = 0, ext = (ptrdiff_t)dt_predefined[rl->dt].extent; /* elements, from rbuf */
+    ptrdiff_t lo = 0, hi = 0, ext = dt_extent(rl->dt); /* elements, from rbuf */
     for (int i = 0; i < c->size; i++) {
         ptrdiff_t first = rl->displs ? rl->displs[i] : (ptrdiff_t)i * (ptrdiff_t)rl->count;
         ptrdiff_t n = (ptrdiff_t)coll_lay_count(rl, i);

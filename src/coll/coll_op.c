@@ -50,7 +50,7 @@ void coll_op_apply(const coll_op_t *o, const void *in, void *inout, size_t count
         return;
     }
     /* a user function takes an int length: call it in pieces */
-    size_t elem = dt_predefined[o->dt].extent;
+    size_t elem = (size_t)dt_extent(o->dt);
     MPI_Datatype dt = o->dt;
     while (count) {
         int len = count > (size_t)INT_MAX ? INT_MAX : (int)count;

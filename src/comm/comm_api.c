@@ -1,12 +1,8 @@
-/* Communicator queries, attributes and error handlers. */
+/* Communicator queries, names and error handlers (attributes:
+ * comm_attr.c). */
 #include "pt2pt/p2p_api.h"
 
-/* Values of the predefined attributes; MPI hands out pointers to them. */
-static const int attr_tag_ub = P2P_TAG_UB;
-static const int attr_host = MPI_PROC_NULL;
-static const int attr_io = MPI_ANY_SOURCE;
-static const int attr_wtime_is_global = 0;
-static const int attr_appnum = 0;
+#include <string.h>
 
 static comm_t *lookup(MPI_Comm comm, const char *func, p2p_rank_t **rp)
 {
@@ -42,38 +38,6 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
         return MPI_ERR_COMM;
     *size = c->size;
     return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
-{
-    p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_get_attr", &r);
-    if (!c)
-        return MPI_ERR_COMM;
-    const int *v = NULL;
-    switch (keyval) {
-    case MPI_TAG_UB: v = &attr_tag_ub; break;
-    case MPI_HOST: v = &attr_host; break;
-    case MPI_IO: v = &attr_io; break;
-    case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_is_global; break;
-    case MPI_UNIVERSE_SIZE: v = &p2p_proc.nranks; break;
-    case MPI_APPNUM: v = &attr_appnum; break;
-    default:
-        if (keyval == MPI_KEYVAL_INVALID)
-            return env_error(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr");
-        break;
-    }
-    *flag = v != NULL;
-    if (v)
-        *(const int **)attribute_val = v;
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Attr_get = PMPI_Attr_get
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
-{
-    return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
 
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
@@ -124,5 +88,36 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     if (!c)
         return MPI_ERR_COMM;
     env_error(c, errorcode, "MPI_Comm_call_errhandler");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    p2p_rank_t *r;
+    comm_t *c = lookup(comm, "MPI_Comm_set_name", &r);
+    if (!c)
+        return MPI_ERR_COMM;
+    if (!comm_name)
+        return env_error(c, MPI_ERR_ARG, "MPI_Comm_set_name");
+    /* longer names are cut, as the standard allows */
+    size_t n = strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(c->name, comm_name, n);
+    c->name[n] = '\0';
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    p2p_rank_t *r;
+    comm_t *c = lookup(comm, "MPI_Comm_get_name", &r);
+    if (!c)
+        return MPI_ERR_COMM;
+    if (!comm_name || !resultlen)
+        return env_error(c, MPI_ERR_ARG, "MPI_Comm_get_name");
+    size_t n = strlen(c->name);
+    memcpy(comm_name, c->name, n + 1);
+    *resultlen = (int)n;
     return MPI_SUCCESS;
 }

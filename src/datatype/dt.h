@@ -1,5 +1,30 @@
-/* Datatypes.  Today only the predefined ones, all contiguous; a handle is an
- * index into a constant table, so a size lookup is one load. */
+/* Datatypes.
+ *
+ * Predefined types are handles 1..AMPI_DATATYPE_PREDEFINED_LAST indexing a
+ * constant table, so their size is one load.  Derived types (handles from
+ * DT_FIRST_DERIVED up) are flattened when they are built: a list of
+ * contiguous (offset, length) blocks in type-map order, adjacent blocks
+ * merged, plus the bounds MPI defines (lb/ub, true lb/ub).  Handles are
+ * process-wide: ranks of one process share the table, and each rank only
+ * uses the handles it created.
+ *
+ * API for the communication layers (every function takes a type that passed
+ * dt_valid()):
+ *   dt_valid(t)            predefined, or derived and committed: usable in
+ *                          communication (an uncommitted type -> MPI_ERR_TYPE)
+ *   dt_committed(t)        the same test, under the name MPI uses
+ *   dt_size(t)             bytes of data in one element (gaps excluded)
+ *   dt_extent(t)           distance between consecutive elements of a buffer
+ *   dt_is_contig(t)        any count of t is one block of count*size bytes
+ *                          starting at buf + dt_contig_offset(t)
+ *   dt_packed_size(t, n)   bytes on the wire for n elements (= n * size)
+ *   dt_pack / dt_unpack    gather n elements into / scatter them out of
+ *                          packed bytes (host memory only)
+ *   dt_elements(t, bytes)  basic elements in `bytes` packed bytes, or -1
+ *                          (MPI_Get_elements; MPI_UNDEFINED for the caller)
+ *   dt_retain / dt_release keep a derived type alive while an operation
+ *                          that uses it is pending (MPI_Type_free may come
+ *                          first); no-ops for predefined types. */
 #ifndef AMPI_DT_H
 #define AMPI_DT_H
 
@@ -11,16 +36,101 @@ typedef struct dt_info {
     const char *name;
     size_t size;   /* bytes of one element */
     size_t extent; /* == size for the predefined types */
+    size_t align;  /* C alignment: the extent of a derived type is padded to a multiple */
 } dt_info_t;
 
 extern const dt_info_t dt_predefined[AMPI_DATATYPE_PREDEFINED_LAST + 1];
 
-static inline bool dt_valid(MPI_Datatype t)
+/* First derived handle; the gap after the predefined range leaves room for
+ * more predefined types without changing derived handles' meaning. */
+#define DT_FIRST_DERIVED 64
+
+typedef struct dt_block {
+    ptrdiff_t off; /* from the start of the element (buf + i * extent) */
+    size_t len;
+} dt_block_t;
+
+/* n consecutive basic elements of one predefined type, in type-map order:
+ * what MPI_Get_elements counts in a partly received element. */
+typedef struct dt_run {
+    MPI_Datatype basic;
+    size_t n;
+} dt_run_t;
+
+typedef struct dt_type {
+    size_t size;                /* bytes of data in one element */
+    ptrdiff_t lb, ub;           /* extent = ub - lb */
+    ptrdiff_t true_lb, true_ub; /* of the data bytes alone */
+    bool lb_marked, ub_marked;  /* bounds set explicitly (resized, MPI_LB/UB): they stick in outer types */
+    bool committed;
+    bool contig; /* see dt_is_contig() */
+    size_t nblocks, nruns, nbasic;
+    size_t align; /* largest alignment of the basic types in it */
+    dt_block_t *blocks;
+    dt_run_t *runs;
+    int refs; /* user handle + outer types' contents + pending operations */
+    /* MPI_Type_get_envelope / get_contents */
+    int combiner, nints, naints, ntypes;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types;
+    char name[MPI_MAX_OBJECT_NAME];
+} dt_type_t;
+
+/* The derived type behind a handle, committed or not; NULL when t is not a
+ * live derived handle (predefined ones included). */
+dt_type_t *dt_derived(MPI_Datatype t);
+
+static inline bool dt_is_predefined(MPI_Datatype t)
 {
     return t > MPI_DATATYPE_NULL && t <= AMPI_DATATYPE_PREDEFINED_LAST;
 }
 
-/* Caller has checked dt_valid(). */
-static inline size_t dt_size(MPI_Datatype t) { return dt_predefined[t].size; }
+static inline bool dt_valid(MPI_Datatype t)
+{
+    if (dt_is_predefined(t))
+        return true;
+    const dt_type_t *d = dt_derived(t);
+    return d && d->committed;
+}
+
+static inline bool dt_committed(MPI_Datatype t) { return dt_valid(t); }
+
+/* The accessors below: caller has checked dt_valid() (or, in the type
+ * query functions, that the handle exists). */
+static inline size_t dt_size(MPI_Datatype t)
+{
+    return t <= AMPI_DATATYPE_PREDEFINED_LAST ? dt_predefined[t].size : dt_derived(t)->size;
+}
+
+static inline ptrdiff_t dt_extent(MPI_Datatype t)
+{
+    if (t <= AMPI_DATATYPE_PREDEFINED_LAST)
+        return (ptrdiff_t)dt_predefined[t].extent;
+    const dt_type_t *d = dt_derived(t);
+    return d->ub - d->lb;
+}
+
+static inline bool dt_is_contig(MPI_Datatype t)
+{
+    return t <= AMPI_DATATYPE_PREDEFINED_LAST || dt_derived(t)->contig;
+}
+
+/* Offset from buf of the first data byte of a contiguous type. */
+static inline ptrdiff_t dt_contig_offset(MPI_Datatype t)
+{
+    return t <= AMPI_DATATYPE_PREDEFINED_LAST ? 0 : dt_derived(t)->true_lb;
+}
+
+static inline size_t dt_packed_size(MPI_Datatype t, int count) { return (size_t)count * dt_size(t); }
+
+void dt_pack(const void *buf, int count, MPI_Datatype t, void *out);
+/* Copies min(in_bytes, count * size) bytes; a short message fills a prefix
+ * of the type map and leaves the rest of buf untouched. */
+void dt_unpack(const void *in, size_t in_bytes, void *buf, int count, MPI_Datatype t);
+long long dt_elements(MPI_Datatype t, long long bytes);
+
+void dt_retain(MPI_Datatype t);
+void dt_release(MPI_Datatype t);
 
 #endif

@@ -85,7 +85,7 @@ void env_abort_job(int status, const char *msg) { ucx_pmix_abort(status, msg); }
 int env_error_msg(comm_t *c, int errclass, const char *func, const char *detail)
 {
     p2p_rank_t *r = p2p_self();
-    MPI_Errhandler eh = c ? c->errh : r ? r->world_comm.errh : MPI_ERRORS_ARE_FATAL;
+    MPI_Errhandler eh = c ? c->errh : r ? r->comms.world.errh : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN)
         return errclass;
     char msg[512];

@@ -86,6 +86,9 @@ int PMPI_Finalized(int *flag)
 int PMPI_Finalize(void)
 {
     P2P_ENTER(r, "MPI_Finalize");
+    /* MPI_COMM_SELF's attributes are deleted first, with their callbacks
+     * (the standard's hook for "at finalize" actions) */
+    comm_state_finalize(&r->comms);
     /* buffered sends still in flight belong to this rank */
     while (r->internal_pending > 0) {
         p2p_progress(NULL);

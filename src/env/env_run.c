@@ -93,13 +93,14 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     if (gpu_init(job.local_rank, job.local_size) != 0)
         ucx_pmix_abort(1, "GPU initialisation failed (see the message above)");
     if (job.nprocs > 1) {
-        ucx_handlers_t h = { .env_alloc = p2p_env_alloc, .env_arrived = p2p_env_arrived };
+        ucx_handlers_t h = { .env_alloc = p2p_env_alloc, .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
         ucx_init(job.proc, job.nprocs, &h);
         p2p_proc.ucx_cuda = ucx_supports_cuda();
         if (gpu_enabled() && !p2p_proc.ucx_cuda)
             util_debug("UCX has no CUDA support: device payloads are staged through host memory");
         if (ucx_pmix_fence(true) != 0)
             ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
+        ucx_post_envelopes(p2p_env_max());
     }
 
     rank_guard_install();
@@ -138,6 +139,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         ucx_pmix_fence_progress(ucx_progress);
         ucx_fini();
     }
+    p2p_env_pool_drain();
     gpu_finalize();
     ucx_pmix_finalize();
     free(p2p_proc.ranks);

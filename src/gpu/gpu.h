@@ -36,7 +36,9 @@ typedef struct {
 int gpu_init(int local_rank, int local_size);
 void gpu_finalize(void);
 
-bool gpu_enabled(void); /* driver loaded and >= 1 device */
+/* driver loaded and >= 1 device; inline because every send and receive asks */
+extern bool gpu_is_on;
+static inline bool gpu_enabled(void) { return gpu_is_on; }
 int gpu_device(void);   /* this process's device ordinal, -1 none */
 const char *gpu_device_pci_bus_id(void); /* "0000:3b:00.0", "" when none */
 

@@ -131,7 +131,7 @@ int gpu_init(int local_rank, int local_size)
     gpu_state.ctx = ctx;
     gpu_state.generation++;
     cache_setup();
-    gpu_state.on = true;
+    gpu_state.on = gpu_is_on = true;
     if (verbose())
         fprintf(stderr,
                 "ampi: local rank %d of %d -> GPU %d of %d (%s); cache: host %s, cuda %s\n",
@@ -144,7 +144,7 @@ void gpu_finalize(void)
 {
     if (!gpu_state.on)
         return;
-    gpu_state.on = false;
+    gpu_state.on = gpu_is_on = false;
     gpu_copy_fini();
     gpu_cache_fini();
     CUcontext cur = NULL;
@@ -157,10 +157,7 @@ void gpu_finalize(void)
     gpu_state.cache_host = gpu_state.cache_cuda = false;
 }
 
-bool gpu_enabled(void)
-{
-    return gpu_state.on;
-}
+bool gpu_is_on;
 
 int gpu_device(void)
 {

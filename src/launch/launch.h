@@ -23,6 +23,7 @@ typedef struct launch_options {
     int nvp;               /* V: virtual ranks, passed as AMPI_VP */
     double timeout_s;      /* 0: no limit */
     bool tag_output;       /* prefix forwarded lines with "[p] " */
+    bool bind_none;        /* --bind-to none: leave placement to the kernel */
     char **exports;        /* -x NAME[=VALUE] entries, NULL-terminated */
     char **prog_argv;      /* program and its arguments (points into argv) */
 } launch_options_t;
@@ -85,6 +86,7 @@ typedef struct launch_proc {
     int out_fd, err_fd;        /* read ends of its stdout/stderr; -1 when closed */
     launch_linebuf_t out_buf, err_buf;
     bool reaped;
+    int bind_cpu;              /* CPU the process is pinned to, -1 none */
 } launch_proc_t;
 
 /* fork/exec one process with env; stdin_fd becomes its stdin.  Returns 0,

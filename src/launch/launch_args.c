@@ -19,6 +19,8 @@ static void print_usage(FILE *to)
           "                       AMPI_VP=V\n"
           "  --timeout SECONDS    end the job when it runs longer (exit status 124)\n"
           "  --tag-output         prefix each output line with \"[p] \" (p: process)\n"
+          "  --bind-to core|none  pin process p to the p-th allowed CPU (default: core, when\n"
+          "                       there are at least as many CPUs as processes)\n"
           "  -x NAME[=VALUE]      set NAME in the processes' environment (bare NAME:\n"
           "                       export ampirun's own value)\n"
           "  -h, --help           show this help\n",
@@ -132,6 +134,13 @@ int launch_parse_args(int argc, char **argv, launch_options_t *opt)
         }
         if (strcmp(arg, "--tag-output") == 0 || strcmp(arg, "-tag-output") == 0) {
             opt->tag_output = true;
+            continue;
+        }
+        if ((v = match(arg, "--bind-to", true, true))) {
+            const char *value = option_value(argc, argv, &i, *v ? v : NULL);
+            if (value == NULL || (strcmp(value, "core") != 0 && strcmp(value, "none") != 0))
+                return usage_error("%s takes core or none", "--bind-to");
+            opt->bind_none = strcmp(value, "none") == 0;
             continue;
         }
 

@@ -6,6 +6,7 @@
  * every process still alive, SIGKILL LAUNCH_KILL_GRACE_MS later.  Later
  * deaths are consequences and are not reported. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include "launch.h"
 
 #include <dirent.h>
@@ -353,8 +354,28 @@ static char **base_environment(const launch_options_t *opt)
     return env;
 }
 
+/* The CPUs we may use, in order; processes get one each when there are
+ * enough (an oversubscribed job is better left to the kernel). */
+static void choose_cpus(job_t *job)
+{
+    cpu_set_t allowed;
+    int cpus[CPU_SETSIZE], n = 0;
+    for (int r = 0; r < job->nprocs; r++)
+        job->procs[r].bind_cpu = -1;
+    if (job->opt->bind_none || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &allowed))
+            cpus[n++] = c;
+    if (n < job->nprocs)
+        return;
+    for (int r = 0; r < job->nprocs; r++)
+        job->procs[r].bind_cpu = cpus[r];
+}
+
 static void spawn_all(job_t *job, char *const *base_env, const char *path, int devnull)
 {
+    choose_cpus(job);
     for (int r = 0; r < job->nprocs && !job->ending; r++) {
         launch_proc_t *p = &job->procs[r];
         char **env = launch_env_copy(base_env);

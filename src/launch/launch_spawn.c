@@ -3,6 +3,7 @@
  * original mask and dispositions are restored between fork and exec (with
  * async-signal-safe calls only: PMIx's threads exist by then). */
 #define _GNU_SOURCE
+#include <sched.h>
 #include "launch.h"
 
 #include <errno.h>
@@ -100,6 +101,14 @@ int launch_spawn(launch_proc_t *proc, const char *path, char *const *argv, char 
                 fcntl(STDIN_FILENO, F_SETFD, flags & ~FD_CLOEXEC);
         }
         restore_signals_in_child();
+        if (proc->bind_cpu >= 0) {
+            /* like mpirun --bind-to core: a process that stays on its core
+             * keeps its caches and its polling loop never migrates */
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(proc->bind_cpu, &set);
+            (void)sched_setaffinity(0, sizeof set, &set);
+        }
         execve(path, argv, env);
         int e = errno;
         ssize_t n = write(exec_status[1], &e, sizeof e);

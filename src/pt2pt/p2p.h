@@ -56,6 +56,10 @@ typedef struct p2p_wire_hdr {
     uint64_t sreq;    /* SYNC: sender's request, echoed in the ACK */
 } p2p_wire_hdr_t;
 
+/* Eager data up to this size is copied behind the header so that UCX sends
+ * one contiguous buffer (its fastest path); larger eager data goes as an iov. */
+#define P2P_INLINE_MAX 1024
+
 typedef enum { P2P_MSG_EAGER, P2P_MSG_LOCAL, P2P_MSG_RNDV } p2p_msg_kind_t;
 
 /* An envelope that has arrived (unexpected, or about to be delivered). */
@@ -71,6 +75,8 @@ typedef struct p2p_msg {
     uint64_t sreq;               /* remote SYNC: id for the ACK */
     struct AMPI_Request_s *lreq; /* LOCAL: the sender's request */
     util_dlink_t stash_link;     /* while held back for ordering */
+    struct p2p_msg *next_free;   /* envelope buffer pool */
+    bool pooled;                 /* an envelope buffer of the standard size */
     /* remote envelopes: the wire bytes follow the struct */
 } p2p_msg_t;
 
@@ -103,9 +109,12 @@ struct AMPI_Request_s {
     MPI_Status status;
     void *tmp;           /* receive: bounce buffer when the message is too long */
     void *bsend_seg;     /* library-owned buffered send: its segment */
+    void *ubuf;          /* non-contiguous datatype: the user's buffer (buf is then `pack`) */
+    void *pack;          /* ... and the packed bytes that travel */
     ucx_op_t op_env, op_data;
-    p2p_wire_hdr_t hdr;  /* a remote send's envelope lives until sent */
     uint64_t iov[4];     /* UCX reads the send iov until completion */
+    p2p_wire_hdr_t hdr;  /* a remote send's envelope lives until sent ... */
+    uint8_t inl[P2P_INLINE_MAX]; /* ... followed by small data: one contiguous message */
     struct AMPI_Request_s *next_free;
 };
 typedef struct AMPI_Request_s p2p_req_t;
@@ -122,7 +131,7 @@ struct p2p_rank {
     bool probing;             /* blocked in Probe: wake on unexpected arrivals */
     p2p_req_t *free_reqs;
     int internal_pending;     /* library-owned requests still running */
-    comm_t world_comm, self_comm;
+    comm_state_t comms;       /* its communicators, groups, keyvals (comm.h) */
     p2p_bsend_state_t *bsend;
     void *bsend_user_buf;     /* as attached, for Buffer_detach */
     int bsend_user_size;
@@ -143,6 +152,7 @@ typedef struct p2p_proc {
     bool ucx_cuda;      /* UCX moves device memory itself */
     util_dlist_t copies; /* device copies in flight (p2p_gpu.c) */
     int ncopies;
+    p2p_msg_t *env_pool; /* free envelope buffers of p2p_env_max() bytes */
     rank_pe_t pe;
 } p2p_proc_t;
 
@@ -168,6 +178,9 @@ p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind);
 void p2p_req_release(p2p_req_t *q);
 void p2p_req_part_done(p2p_req_t *q); /* one outstanding part finished */
 void p2p_req_fail(p2p_req_t *q, int mpi_err);
+/* Non-contiguous datatypes travel packed: gather the user's data before a
+ * send starts (p2p_req_pack), scatter it after a receive (done in part_done). */
+void p2p_req_pack(p2p_req_t *q);
 
 /* starting operations on a prepared request */
 int p2p_send_start(p2p_req_t *q);
@@ -181,6 +194,9 @@ size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size);
 /* the envelope handlers given to ucx_init */
 void *p2p_env_alloc(size_t len);
 void p2p_env_arrived(void *wire, size_t len);
+void p2p_env_free(void *wire);
+size_t p2p_env_max(void); /* the longest envelope: header + eager limit */
+void p2p_env_pool_drain(void); /* at exit */
 
 /* device buffers (p2p_gpu.c) */
 bool p2p_is_device(const void *buf, size_t bytes);

@@ -18,11 +18,9 @@
 
 static inline comm_t *p2p_comm(p2p_rank_t *r, MPI_Comm h)
 {
-    if (h == MPI_COMM_WORLD)
-        return &r->world_comm;
-    if (h == MPI_COMM_SELF)
-        return &r->self_comm;
-    return NULL;
+    if (h == MPI_COMM_WORLD) /* the common case, without the table */
+        return &r->comms.world;
+    return comm_lookup(&r->comms, h);
 }
 
 /* Checks shared by sends and receives; returns MPI_SUCCESS or an error class. */

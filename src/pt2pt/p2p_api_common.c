@@ -2,6 +2,8 @@
  * point-to-point entry points. */
 #include "pt2pt/p2p_api.h"
 
+#include <stdlib.h>
+
 int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
                    bool is_recv, comm_t **cp, const char *func)
 {
@@ -20,6 +22,9 @@ int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, i
         return env_error(c, MPI_ERR_TAG, func);
     if (UTIL_UNLIKELY(count > 0 && !buf && dt_size(dt) > 0 && peer != MPI_PROC_NULL))
         return env_error(c, MPI_ERR_BUFFER, func);
+    if (UTIL_UNLIKELY(!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1)))
+        return env_error_msg(c, MPI_ERR_UNSUPPORTED_OPERATION, func,
+                             "non-contiguous datatypes on device buffers are not supported yet");
     return MPI_SUCCESS;
 }
 
@@ -32,10 +37,26 @@ p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, 
     q->count = count;
     q->dt = dt;
     q->bytes = (size_t)count * dt_size(dt);
-    q->dev = p2p_is_device(buf, q->bytes);
+    q->ubuf = NULL;
+    q->pack = NULL;
+    if (UTIL_UNLIKELY(!dt_is_predefined(dt))) {
+        dt_retain(dt); /* MPI_Type_free may come before the operation ends */
+        if (dt_is_contig(dt)) {
+            q->buf = (char *)q->buf + dt_contig_offset(dt);
+        } else {
+            q->ubuf = (void *)buf;
+            q->pack = malloc(q->bytes ? q->bytes : 1);
+            if (!q->pack)
+                util_fatal("out of memory for a packing buffer of %zu bytes", q->bytes);
+            q->buf = q->pack;
+        }
+    }
+    q->dev = p2p_is_device(q->buf, q->bytes);
     q->peer = peer;
     q->tag = tag;
     q->c = c;
+    if (c && UTIL_UNLIKELY(!c->predefined))
+        comm_retain(c); /* MPI_Comm_free may come before the request ends */
     q->comm = c ? c->handle : MPI_COMM_NULL;
     q->ctx = c ? c->ctx : 0;
     return q;

@@ -79,11 +79,19 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy)
         return env_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
-    if (p2p_is_device(buf, bytes))
-        p2p_copy_sync(copy, buf, bytes);
+    if (!dt_is_contig(dt)) { /* sent packed as bytes, received into the user's layout */
+        dt_pack(buf, count, dt, copy);
+        err = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, dt, source, recvtag, comm,
+                            status);
+        free(copy);
+        return err;
+    }
+    const char *first = (const char *)buf + dt_contig_offset(dt);
+    if (p2p_is_device(first, bytes))
+        p2p_copy_sync(copy, first, bytes);
     else
-        memcpy(copy, buf, bytes);
-    err = PMPI_Sendrecv(copy, count, dt, dest, sendtag, buf, count, dt, source, recvtag, comm, status);
+        memcpy(copy, first, bytes);
+    err = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, dt, source, recvtag, comm, status);
     free(copy);
     return err;
 }
@@ -111,18 +119,39 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
     return count_of(status, dt, count, "MPI_Get_count");
 }
 
-/* For predefined (basic) datatypes elements and count agree. */
+/* Basic elements: for predefined types the same as the count. */
+static int elements_of(const MPI_Status *status, MPI_Datatype dt, long long *n, const char *func)
+{
+    if (!status)
+        return env_error(NULL, MPI_ERR_ARG, func);
+    if (!dt_valid(dt))
+        return env_error(NULL, MPI_ERR_TYPE, func);
+    if (dt_is_predefined(dt)) {
+        int c = 0;
+        count_of(status, dt, &c, func);
+        *n = c;
+        return MPI_SUCCESS;
+    }
+    long long e = dt_elements(dt, status->ampi_count);
+    *n = e < 0 ? MPI_UNDEFINED : e;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count)
 {
-    return count_of(status, dt, count, "MPI_Get_elements");
+    long long n = 0;
+    int err = elements_of(status, dt, &n, "MPI_Get_elements");
+    if (!err)
+        *count = n > 0x7fffffffLL ? MPI_UNDEFINED : (int)n;
+    return err;
 }
 
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count)
 {
-    int n = 0;
-    int err = count_of(status, dt, &n, "MPI_Get_elements_x");
+    long long n = 0;
+    int err = elements_of(status, dt, &n, "MPI_Get_elements_x");
     if (!err)
         *count = n;
     return err;

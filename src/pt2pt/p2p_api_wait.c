@@ -6,11 +6,28 @@
 /* Null handles and inactive persistent requests count as "nothing to wait for". */
 static inline bool req_inactive(const p2p_req_t *q) { return !q || (q->persistent && !q->active); }
 
+/* The request may hold the last reference to its communicator (freed by
+ * the user meanwhile): keep it alive until its error handler has run. */
+static comm_t *hold_comm(comm_t *c)
+{
+    if (c && UTIL_UNLIKELY(!c->predefined))
+        comm_retain(c);
+    return c;
+}
+static void drop_comm(comm_t *c)
+{
+    if (c && UTIL_UNLIKELY(!c->predefined))
+        comm_release(c);
+}
+
 static int retire_checked(MPI_Request *h, MPI_Status *st, const char *func)
 {
-    comm_t *c = (*h)->c;
+    comm_t *c = hold_comm((*h)->c);
     int err = p2p_req_retire(h, st);
-    return UTIL_UNLIKELY(err) ? env_error(c, err, func) : MPI_SUCCESS;
+    if (UTIL_UNLIKELY(err))
+        err = env_error(c, err, func);
+    drop_comm(c);
+    return err;
 }
 
 #pragma weak MPI_Wait = PMPI_Wait
@@ -135,16 +152,20 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
             p2p_status_empty(st);
             continue;
         }
-        comm_t *c = reqs[i]->c;
+        comm_t *c = hold_comm(reqs[i]->c);
         int err = p2p_req_retire(&reqs[i], st);
         if (err && !failed) {
             failed = true;
             failed_comm = c;
+        } else {
+            drop_comm(c);
         }
         if (st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = err;
     }
-    return failed ? env_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+    int ret = failed ? env_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+    drop_comm(failed_comm);
+    return ret;
 }
 
 #pragma weak MPI_Waitall = PMPI_Waitall
@@ -209,18 +230,22 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
         if (req_inactive(reqs[k]) || !reqs[k]->complete)
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        comm_t *c = reqs[k]->c;
+        comm_t *c = hold_comm(reqs[k]->c);
         int err = p2p_req_retire(&reqs[k], st);
         if (err && !failed) {
             failed = true;
             failed_comm = c;
+        } else {
+            drop_comm(c);
         }
         if (st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = err;
         indices[n++] = k;
     }
     *outcount = n;
-    return failed ? env_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+    int ret = failed ? env_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+    drop_comm(failed_comm);
+    return ret;
 }
 
 #pragma weak MPI_Waitsome = PMPI_Waitsome

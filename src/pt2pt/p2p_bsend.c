@@ -105,6 +105,7 @@ int p2p_bsend_start(p2p_req_t *q)
     if (!s)
         return MPI_ERR_BUFFER;
     void *copy = (char *)s + MPI_BSEND_OVERHEAD;
+    p2p_req_pack(q);
     if (q->dev)
         p2p_copy_sync(copy, q->buf, q->bytes);
     else if (q->bytes)
@@ -120,6 +121,8 @@ int p2p_bsend_start(p2p_req_t *q)
     in->tag = q->tag;
     in->comm = q->comm;
     in->c = q->c;
+    if (in->c && !in->c->predefined)
+        comm_retain(in->c);
     in->ctx = q->ctx;
     in->bsend_seg = s;
     r->internal_pending++;

@@ -42,10 +42,7 @@ void p2p_rank_init(p2p_rank_t *r, int world)
         if (!r->send_seq || !r->recv_seq)
             util_fatal("out of memory");
     }
-    r->world_comm = (comm_t){ .handle = MPI_COMM_WORLD, .ctx = COMM_CTX_WORLD, .rank = world,
-                              .size = p2p_proc.nranks, .self_world = world, .errh = MPI_ERRORS_ARE_FATAL };
-    r->self_comm = (comm_t){ .handle = MPI_COMM_SELF, .ctx = COMM_CTX_SELF, .rank = 0, .size = 1,
-                             .self_world = world, .errh = MPI_ERRORS_ARE_FATAL };
+    comm_state_init(&r->comms, world, p2p_proc.nranks);
 }
 
 void p2p_rank_fini(p2p_rank_t *r)
@@ -64,6 +61,7 @@ void p2p_rank_fini(p2p_rank_t *r)
     }
     free(r->send_seq);
     free(r->recv_seq);
+    comm_state_fini(&r->comms);
 }
 
 /* With a single process nothing outside can wake a rank: when every rank is

@@ -21,15 +21,42 @@ size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size)
 
 /* Remote envelopes are received into [p2p_msg_t][wire header][data]; the
  * struct in front turns the buffer into an unexpected message in place. */
+size_t p2p_env_max(void) { return sizeof(p2p_wire_hdr_t) + p2p_proc.eager_limit; }
+
 void *p2p_env_alloc(size_t len)
 {
-    p2p_msg_t *msg = malloc(sizeof *msg + len);
+    p2p_msg_t *msg = p2p_proc.env_pool;
+    if (msg && len == p2p_env_max()) {
+        p2p_proc.env_pool = msg->next_free;
+        return msg + 1;
+    }
+    msg = malloc(sizeof *msg + len);
     if (!msg)
         util_fatal("out of memory for an envelope of %zu bytes", len);
+    msg->pooled = len == p2p_env_max();
     return msg + 1;
 }
 
-void p2p_msg_free(p2p_msg_t *msg) { free(msg); }
+void p2p_env_pool_drain(void)
+{
+    while (p2p_proc.env_pool) {
+        p2p_msg_t *m = p2p_proc.env_pool;
+        p2p_proc.env_pool = m->next_free;
+        free(m);
+    }
+}
+
+void p2p_env_free(void *wire) { p2p_msg_free((p2p_msg_t *)wire - 1); }
+
+void p2p_msg_free(p2p_msg_t *msg)
+{
+    if (msg->pooled) {
+        msg->next_free = p2p_proc.env_pool;
+        p2p_proc.env_pool = msg;
+        return;
+    }
+    free(msg);
+}
 
 typedef struct p2p_ack {
     ucx_op_t op;

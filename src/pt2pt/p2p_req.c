@@ -4,6 +4,7 @@
  * the operation up, so nothing completes half-started. */
 #include "pt2pt/p2p.h"
 #include "pt2pt/p2p_bsend.h"
+#include "datatype/dt.h"
 #include "util/util_log.h"
 
 #include <stdlib.h>
@@ -19,9 +20,24 @@ p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind)
         if (!q)
             util_fatal("out of memory for a request");
     }
-    memset(q, 0, offsetof(p2p_req_t, hdr));
+    /* field by field: a memset of the whole request costs more than the
+     * rest of a small send (the caller fills in the arguments) */
     q->kind = (uint8_t)kind;
+    q->mode = P2P_MODE_STANDARD;
+    q->persistent = q->active = q->complete = q->freed = false;
+    q->posted = q->internal = q->dev = false;
+    q->pending = 0;
     q->owner = r;
+    q->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    q->status.MPI_TAG = MPI_ANY_TAG;
+    q->status.MPI_ERROR = MPI_SUCCESS;
+    q->status.ampi_cancelled = 0;
+    q->status.ampi_count = 0;
+    q->tmp = NULL;
+    q->bsend_seg = NULL;
+    q->ubuf = q->pack = NULL;
+    q->dt = MPI_BYTE;
+    q->c = NULL;
     return q;
 }
 
@@ -30,6 +46,16 @@ void p2p_req_release(p2p_req_t *q)
     p2p_rank_t *r = q->owner;
     free(q->tmp);
     q->tmp = NULL;
+    if (q->c && UTIL_UNLIKELY(!q->c->predefined)) {
+        comm_release(q->c);
+        q->c = NULL;
+    }
+    if (UTIL_UNLIKELY(!dt_is_predefined(q->dt))) {
+        free(q->pack);
+        q->pack = q->ubuf = NULL;
+        dt_release(q->dt);
+        q->dt = MPI_BYTE;
+    }
     q->next_free = r->free_reqs;
     r->free_reqs = q;
 }
@@ -40,10 +66,18 @@ static inline void wake(p2p_rank_t *r)
         rank_wake(r->ult);
 }
 
+void p2p_req_pack(p2p_req_t *q)
+{
+    if (UTIL_UNLIKELY(q->ubuf != NULL))
+        dt_pack(q->ubuf, q->count, q->dt, q->pack);
+}
+
 void p2p_req_part_done(p2p_req_t *q)
 {
     if (--q->pending > 0)
         return;
+    if (UTIL_UNLIKELY(q->ubuf != NULL) && q->kind == P2P_REQ_RECV && !q->status.ampi_cancelled)
+        dt_unpack(q->pack, (size_t)q->status.ampi_count, q->ubuf, q->count, q->dt);
     q->complete = true;
     p2p_rank_t *r = q->owner;
     if (q->internal) {

@@ -44,6 +44,7 @@ static void send_local(p2p_req_t *q, p2p_rank_t *dst)
     msg->src_world = q->owner->world;
     msg->sync = q->mode == P2P_MODE_SYNC;
     msg->dev = q->dev;
+    msg->pooled = false;
     msg->lreq = NULL;
     if (eager) {
         msg->kind = P2P_MSG_EAGER;
@@ -130,7 +131,12 @@ static void send_remote(p2p_req_t *q, int dst_world)
     if (q->bytes <= p2p_proc.eager_limit) {
         h->kind = P2P_WIRE_EAGER;
         q->pending++;
-        ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, data, q->bytes, &q->op_env, q->iov));
+        if (q->bytes <= P2P_INLINE_MAX) {
+            memcpy(q->inl, data, q->bytes);
+            ucx_started(q, ucx_send_envelope(proc, h, sizeof *h + q->bytes, NULL, 0, &q->op_env, NULL));
+        } else {
+            ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, data, q->bytes, &q->op_env, q->iov));
+        }
         return;
     }
 rendezvous:
@@ -144,6 +150,7 @@ rendezvous:
 
 int p2p_send_start(p2p_req_t *q)
 {
+    p2p_req_pack(q);
     q->complete = false;
     q->active = true;
     q->pending = 1; /* held by us until set up */

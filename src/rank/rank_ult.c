@@ -26,7 +26,9 @@ typedef struct ult_impl {
 
 /* The PE whose scheduler runs on this OS thread.  ULTs never move between
  * threads, so code on a ULT stack may keep using this thread's copy. */
-static __thread rank_pe_t *this_pe;
+/* initial-exec: the library is linked, never dlopen'ed, and this is read on
+ * every MPI call (the default model costs a __tls_get_addr call each time) */
+static __thread rank_pe_t *this_pe __attribute__((tls_model("initial-exec")));
 
 #ifdef RANK_ASAN
 /* The scheduler's stack (the thread's own), learned from ASan on the first

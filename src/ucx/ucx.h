@@ -5,7 +5,8 @@
  * Envelopes arrive through the handlers given to ucx_init: env_alloc gives
  * the bytes to receive into (so pt2pt can put its own bookkeeping in front of
  * them and keep the buffer as an unexpected message without copying), and
- * env_arrived hands them over in arrival order of completion. */
+ * env_arrived hands them over in order of completion (which pt2pt puts back
+ * into send order with sequence numbers). */
 #ifndef AMPI_UCX_H
 #define AMPI_UCX_H
 
@@ -16,6 +17,7 @@
 typedef struct ucx_handlers {
     void *(*env_alloc)(size_t len);
     void (*env_arrived)(void *wire, size_t len);
+    void (*env_free)(void *wire); /* give back a buffer from env_alloc unused */
 } ucx_handlers_t;
 
 /* Completion record of a send or receive that did not finish at once; it
@@ -32,6 +34,9 @@ typedef enum { UCX_MEM_HOST = 0, UCX_MEM_CUDA = 1 } ucx_mem_t;
 
 /* Start UCX and publish our worker address (the caller fences afterwards). */
 int ucx_init(int proc, int nprocs, const ucx_handlers_t *h);
+/* Keep receives for envelopes of up to max_envelope bytes posted (after the
+ * address exchange; envelopes must never be longer). */
+void ucx_post_envelopes(size_t max_envelope);
 bool ucx_active(void);
 /* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
 bool ucx_supports_cuda(void);

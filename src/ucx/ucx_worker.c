@@ -195,14 +195,79 @@ int ucx_recv_tagged(void *buf, size_t len, uint64_t tag, ucx_mem_t mem, ucx_op_t
     return started(ucp_tag_recv_nbx(U.worker, buf, len, tag, UCX_TAG_FULL_MASK, &prm), "payload receive");
 }
 
-/* ---- envelopes ---- */
+/* ---- envelopes ----
+ * A few receives for "any envelope" stay posted all the time, so an arriving
+ * envelope lands straight in our buffer (UCX's expected path, one copy)
+ * instead of waiting in UCX's unexpected queue for a probe.  Completed
+ * slots are handed up after ucp_worker_progress returns, in completion
+ * order, and posted again with a fresh buffer. */
+
+#define UCX_ENV_SLOTS 16
+
+typedef struct env_slot {
+    void *buf;
+    void *req;                 /* UCX request while posted and not done */
+    size_t len;                /* received length once done */
+    struct env_slot *next_done;
+    bool posted;
+} env_slot_t;
+
+static env_slot_t env_slots[UCX_ENV_SLOTS];
+static env_slot_t *env_done_head, **env_done_tail = &env_done_head;
+static size_t env_cap;
+
+static void env_slot_done(env_slot_t *s, size_t len)
+{
+    s->len = len;
+    s->posted = false;
+    s->next_done = NULL;
+    *env_done_tail = s;
+    env_done_tail = &s->next_done;
+}
 
 static void env_recv_cb(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info, void *user_data)
 {
+    env_slot_t *s = user_data;
     ucp_request_free(request);
+    s->req = NULL;
+    if (status == UCS_ERR_CANCELED) { /* shutting down */
+        s->posted = false;
+        U.h.env_free(s->buf);
+        return;
+    }
     if (status != UCS_OK)
         util_fatal("envelope receive failed: %s", ucs_status_string(status));
-    U.h.env_arrived(user_data, info->length);
+    env_slot_done(s, info->length);
+}
+
+static void env_post(env_slot_t *s)
+{
+    s->buf = U.h.env_alloc(env_cap);
+    s->posted = true;
+    ucp_tag_recv_info_t info;
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE |
+                        UCP_OP_ATTR_FIELD_RECV_INFO,
+        .cb.recv = env_recv_cb,
+        .user_data = s,
+        .memory_type = UCS_MEMORY_TYPE_HOST,
+        .recv_info.tag_info = &info,
+    };
+    ucs_status_ptr_t r = ucp_tag_recv_nbx(U.worker, s->buf, env_cap, ucx_tag_make(UCX_TAG_ENVELOPE, 0, 0),
+                                          UCX_TAG_TYPE_MASK, &prm);
+    if (r == NULL)
+        env_slot_done(s, info.length); /* it was waiting in UCX's unexpected queue */
+    else if (UCS_PTR_IS_ERR(r))
+        util_fatal("cannot post an envelope receive: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+    else
+        s->req = r;
+}
+
+void ucx_post_envelopes(size_t max_envelope)
+{
+    env_cap = max_envelope;
+    for (int i = 0; i < UCX_ENV_SLOTS; i++)
+        env_post(&env_slots[i]);
 }
 
 int ucx_progress(void)
@@ -210,25 +275,15 @@ int ucx_progress(void)
     if (!U.active)
         return 0;
     int n = (int)ucp_worker_progress(U.worker);
-    for (;;) {
-        ucp_tag_recv_info_t info;
-        ucp_tag_message_h msg = ucp_tag_probe_nb(U.worker, ucx_tag_make(UCX_TAG_ENVELOPE, 0, 0),
-                                                 UCX_TAG_TYPE_MASK, 1, &info);
-        if (!msg)
-            break;
-        void *buf = U.h.env_alloc(info.length);
-        ucp_request_param_t prm = {
-            .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                            UCP_OP_ATTR_FIELD_MEMORY_TYPE,
-            .cb.recv = env_recv_cb,
-            .user_data = buf,
-            .memory_type = UCS_MEMORY_TYPE_HOST,
-        };
-        ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(U.worker, buf, info.length, msg, &prm);
-        if (r == NULL)
-            U.h.env_arrived(buf, info.length);
-        else if (UCS_PTR_IS_ERR(r))
-            util_fatal("envelope receive failed: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+    while (env_done_head) {
+        env_slot_t *s = env_done_head;
+        env_done_head = s->next_done;
+        if (!env_done_head)
+            env_done_tail = &env_done_head;
+        void *buf = s->buf;
+        size_t len = s->len;
+        env_post(s); /* before handing over: the handler may send, and we want the slot back soon */
+        U.h.env_arrived(buf, len);
         n++;
     }
     return n;
@@ -251,6 +306,22 @@ void ucx_close(void)
 {
     if (!U.active)
         return;
+    /* withdraw the posted envelope receives (their buffers come back through
+     * the callback with UCS_ERR_CANCELED); anything still arriving now would
+     * be a message nobody receives */
+    for (int i = 0; i < UCX_ENV_SLOTS; i++) {
+        env_slot_t *s = &env_slots[i];
+        if (s->posted && s->req)
+            ucp_request_cancel(U.worker, s->req);
+        while (s->posted && s->req)
+            ucp_worker_progress(U.worker);
+    }
+    while (env_done_head) { /* arrived but never handed up */
+        env_slot_t *s = env_done_head;
+        env_done_head = s->next_done;
+        U.h.env_free(s->buf);
+    }
+    env_done_tail = &env_done_head;
     ucp_request_param_t flush = { .op_attr_mask = 0 };
     wait_req(ucp_worker_flush_nbx(U.worker, &flush), "worker flush");
     for (int i = 0; i < U.nprocs; i++) {

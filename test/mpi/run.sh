@@ -28,7 +28,7 @@ set -u
 #
 # program         cells                  expect   max_s
 TABLE='
-ring              all                    0        -
+ring              1x1,1x4,1x16,2x2,2x4,2x16,4x4,4x16,4x64 0 -
 pt2pt_basic       all                    0        -
 pt2pt_modes       all                    0        -
 order             all                    0        -
@@ -48,6 +48,15 @@ coll_basic        all                    0        -
 coll_ops          all                    0        -
 coll_user_ops     all                    0        -
 coll_args         1x1,1x4,2x4,4x16       0        -
+comm_basic        all                    0        -
+comm_group        all                    0        -
+comm_coll         all                    0        -
+topo_cart         all                    0        -
+topo_graph        all                    0        -
+dtype_basic       all                    0        -
+dtype_query       all                    0        -
+dtype_halo        all                    0        -
+info              all                    0        -
 '
 MATRIX='1x1 1x4 1x16 2x2 2x4 2x16 4x4 4x16'
 OMPI_NPS='1 2 4'

@@ -1,0 +1,19 @@
+#!/bin/bash
+# device-prep.sh -- run HERE (a machine with network) before using the lent GPU
+# machine: puts what that offline machine lacks into .whl/ (git-ignored), which
+# every device call names in `carry`:
+#   - the CUDA-aware UCX wheel libucx-cu13 (its system UCX has no CUDA);
+#   - Debian's libtool .deb (its image has autoconf/automake but no libtool;
+#     setup.sh unpacks it there).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .whl
+if ! ls .whl/libucx_cu13-*.whl >/dev/null 2>&1; then
+    python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+        --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 -d .whl libucx-cu13==1.22.0
+fi
+if ! ls .whl/libtool_*_all.deb >/dev/null 2>&1; then
+    (cd .whl && apt-get download libtool)
+fi
+ls -la .whl
+echo "device-prep: carry .whl; on the device run: scripts/device.sh [build|test|bench|all]"

@@ -1,0 +1,374 @@
+/* Creating and freeing communicators, and how they get their contexts.
+ *
+ * Context ids come without a dedicated agreement round.  Every rank keeps
+ * next_ctx, above the context of every communicator it belongs to (start 4,
+ * step 2: ctx for point-to-point, ctx + 1 for collectives).  A new
+ * communicator takes the maximum of its members' next_ctx, and each member
+ * then moves its own next_ctx past it:
+ *  - MPI_Comm_split piggybacks next_ctx on the allgather of (color, key) it
+ *    needs anyway; each color takes the maximum over its own members;
+ *  - MPI_Comm_dup and MPI_Comm_create do one allreduce(MAX) over the parent;
+ *  - MPI_Comm_create_group does a reduce + bcast among the group's members
+ *    only (it is not collective over the parent).
+ * Why two communicators never share a context at any rank: a rank's calls
+ * are sequential, so the value it contributes is read after every
+ * communicator it already has was created, and all their contexts are below
+ * it; the new context is >= that value, hence different from all of them,
+ * and the rank's next_ctx moves above it before any later creation.  Every
+ * rank that receives a message on context x belongs to the one communicator
+ * with context x that it has ever had or will have (next_ctx never goes
+ * back, so freed contexts are never reused either), which is what matching
+ * on (ctx, source, tag) needs.  Disjoint communicators may share a context:
+ * no rank can confuse them. */
+#include "comm/comm_internal.h"
+#include "coll/coll.h"
+#include "coll/coll_op.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+/* 2^32 contexts is the limit: far beyond any run, but never wrap silently. */
+static int ctx_check(uint32_t ctx) { return ctx > UINT32_MAX - 4 ? MPI_ERR_INTERN : MPI_SUCCESS; }
+
+/* Taking over the parent's error handler is what the standard asks of every
+ * constructor. */
+static int make_comm(comm_state_t *s, comm_group_t *g, uint32_t ctx, const comm_t *parent, comm_t **out)
+{
+    int err = ctx_check(ctx);
+    if (err) {
+        comm_group_release(g);
+        return err;
+    }
+    *out = comm_new(s, g, ctx, parent->errh);
+    return *out ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+int comm_dup_internal(p2p_rank_t *r, comm_t *parent, comm_t **out)
+{
+    comm_state_t *s = comm_state(r);
+    unsigned ctx = s->next_ctx;
+    int err = PMPI_Allreduce(MPI_IN_PLACE, &ctx, 1, MPI_UNSIGNED, MPI_MAX, parent->handle);
+    if (err)
+        return err;
+    comm_group_retain(parent->group);
+    return make_comm(s, parent->group, ctx, parent, out);
+}
+
+/* One member's contribution to a split. */
+typedef struct {
+    int color, key;
+    unsigned next_ctx;
+} split_entry_t;
+
+typedef struct {
+    int key, parent_rank, world;
+} split_member_t;
+
+static int by_key_then_rank(const void *a, const void *b)
+{
+    const split_member_t *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->parent_rank > y->parent_rank) - (x->parent_rank < y->parent_rank);
+}
+
+int comm_split_internal(p2p_rank_t *r, comm_t *parent, int color, int key, comm_t **out)
+{
+    comm_state_t *s = comm_state(r);
+    int n = parent->size;
+    *out = NULL;
+    split_entry_t mine = { color, key, s->next_ctx };
+    split_entry_t *all = coll_malloc((size_t)n * sizeof *all);
+    int err = PMPI_Allgather(&mine, 3, MPI_INT, all, 3, MPI_INT, parent->handle);
+    if (!err && color != MPI_UNDEFINED) {
+        split_member_t *m = coll_malloc((size_t)n * sizeof *m);
+        int *ranks = coll_malloc((size_t)n * sizeof *ranks);
+        int k = 0;
+        unsigned ctx = 0;
+        for (int i = 0; i < n; i++) {
+            if (all[i].color != color)
+                continue;
+            m[k++] = (split_member_t){ all[i].key, i, comm_world_rank(parent, i) };
+            if (all[i].next_ctx > ctx)
+                ctx = all[i].next_ctx;
+        }
+        qsort(m, (size_t)k, sizeof *m, by_key_then_rank);
+        for (int i = 0; i < k; i++)
+            ranks[i] = m[i].world;
+        comm_group_t *g = comm_group_new(ranks, k, s->world.rank);
+        err = g ? make_comm(s, g, ctx, parent, out) : MPI_ERR_NO_MEM;
+        free(m);
+        free(ranks);
+    }
+    free(all);
+    return err;
+}
+
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    COMM_ENTER(r, s, "MPI_Comm_dup");
+    COMM_GET(c, s, comm, "MPI_Comm_dup");
+    if (!newcomm)
+        return env_error(c, MPI_ERR_ARG, "MPI_Comm_dup");
+    comm_t *nc;
+    int err = comm_dup_internal(r, c, &nc);
+    if (!err) {
+        if (c->topo) {
+            nc->topo = c->topo;
+            nc->topo->refs++;
+        }
+        err = comm_attr_copy_all(s, c, nc);
+        if (err) { /* a copy callback failed: no communicator */
+            comm_attr_delete_all(s, nc);
+            comm_drop_handle(s, nc);
+        }
+    }
+    if (err)
+        return env_error(c, err, "MPI_Comm_dup");
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+/* The info hints change nothing here. */
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info;
+    return PMPI_Comm_dup(comm, newcomm);
+}
+
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    COMM_ENTER(r, s, "MPI_Comm_split");
+    COMM_GET(c, s, comm, "MPI_Comm_split");
+    if (!newcomm || (color < 0 && color != MPI_UNDEFINED))
+        return env_error(c, MPI_ERR_ARG, "MPI_Comm_split");
+    comm_t *nc;
+    int err = comm_split_internal(r, c, color, key, &nc);
+    if (err)
+        return env_error(c, err, "MPI_Comm_split");
+    *newcomm = nc ? nc->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* The node a world rank runs on.  ampirun starts every process on the
+ * local node (single-node launcher), so all ranks share one; a multi-node
+ * launcher would answer from PMIx (PMIX_NODEID of the rank's process). */
+static int node_of(int world)
+{
+    (void)world;
+    return 0;
+}
+
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info;
+    COMM_ENTER(r, s, "MPI_Comm_split_type");
+    COMM_GET(c, s, comm, "MPI_Comm_split_type");
+    if (!newcomm || (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED))
+        return env_error(c, MPI_ERR_ARG, "MPI_Comm_split_type");
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_of(r->world);
+    comm_t *nc;
+    int err = comm_split_internal(r, c, color, key, &nc);
+    if (err)
+        return env_error(c, err, "MPI_Comm_split_type");
+    *newcomm = nc ? nc->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* MPI_SUCCESS if every member of g is a member of c, else MPI_ERR_GROUP. */
+static int check_subgroup(const comm_t *c, const comm_group_t *g)
+{
+    if (!c->members) { /* the world group holds every valid world rank */
+        for (int i = 0; i < g->size; i++)
+            if (comm_group_world(g, i) >= c->size)
+                return MPI_ERR_GROUP;
+        return MPI_SUCCESS;
+    }
+    int *sorted = comm_copy_ints(c->members, c->size);
+    if (!sorted)
+        return MPI_ERR_NO_MEM;
+    qsort(sorted, (size_t)c->size, sizeof *sorted, cmp_int);
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < g->size && !err; i++) {
+        int w = comm_group_world(g, i);
+        if (!bsearch(&w, sorted, (size_t)c->size, sizeof w, cmp_int))
+            err = MPI_ERR_GROUP;
+    }
+    free(sorted);
+    return err;
+}
+
+/* Collective over comm; the group may differ between ranks as long as the
+ * groups are disjoint (MPI-2.2): every group gets the same context, which is
+ * safe because no rank is in two of them. */
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    COMM_ENTER(r, s, "MPI_Comm_create");
+    COMM_GET(c, s, comm, "MPI_Comm_create");
+    comm_group_t *g = comm_group_lookup(s, group);
+    if (!g)
+        return env_error(c, MPI_ERR_GROUP, "MPI_Comm_create");
+    if (!newcomm)
+        return env_error(c, MPI_ERR_ARG, "MPI_Comm_create");
+    unsigned ctx = s->next_ctx;
+    int err = PMPI_Allreduce(MPI_IN_PLACE, &ctx, 1, MPI_UNSIGNED, MPI_MAX, comm);
+    if (!err && g->me != MPI_UNDEFINED)
+        err = check_subgroup(c, g);
+    comm_t *nc = NULL;
+    if (!err && g->me != MPI_UNDEFINED) {
+        comm_group_retain(g);
+        err = make_comm(s, g, ctx, c, &nc);
+    }
+    if (err)
+        return env_error(c, err, "MPI_Comm_create");
+    *newcomm = nc ? nc->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Tags for MPI_Comm_create_group's agreement on the parent's collective
+ * context: negative, so they never meet the collectives' own tags (>= 0),
+ * one pair per user tag (modulo 2^30 - 1), because MPI lets overlapping
+ * groups create concurrently only with different tags.  The largest is
+ * INT_MIN + 2^31 - 3 = -3: never -1, which would be MPI_ANY_TAG. */
+static int group_tag(int tag, int phase) { return INT_MIN + 2 * (tag % 0x3fffffff) + phase; }
+
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create_group";
+    COMM_ENTER(r, s, fn);
+    COMM_GET(c, s, comm, fn);
+    comm_group_t *g = comm_group_lookup(s, group);
+    if (!g)
+        return env_error(c, MPI_ERR_GROUP, fn);
+    if (!newcomm || tag < 0)
+        return env_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_TAG, fn);
+    if (g->me == MPI_UNDEFINED) { /* only members call; a non-member gets nothing */
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int err = check_subgroup(c, g);
+    if (err)
+        return env_error(c, err, fn);
+    /* the group's members talk on the parent's collective context, as a
+     * communicator that exists only for this exchange */
+    comm_t tmp = { .handle = c->handle, .ctx = c->ctx, .rank = g->me, .size = g->size, .members = g->ranks,
+                   .errh = MPI_ERRORS_RETURN, .predefined = true /* never released */ };
+    coll_op_t op;
+    coll_op_resolve(MPI_MAX, MPI_UNSIGNED, &op);
+    unsigned mine = s->next_ctx, ctx = 0;
+    err = coll_reduce(r, &tmp, &mine, &ctx, 1, MPI_UNSIGNED, &op, 0, group_tag(tag, 0));
+    int berr = coll_bcast(r, &tmp, &ctx, sizeof ctx, 0, group_tag(tag, 1));
+    if (!err)
+        err = berr;
+    comm_t *nc = NULL;
+    if (!err) {
+        comm_group_retain(g);
+        err = make_comm(s, g, ctx, c, &nc);
+    }
+    if (err)
+        return env_error(c, err, fn);
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    COMM_ENTER(r, s, "MPI_Comm_free");
+    if (!comm)
+        return env_error(NULL, MPI_ERR_ARG, "MPI_Comm_free");
+    COMM_GET(c, s, *comm, "MPI_Comm_free");
+    if (c->predefined)
+        return env_error(c, MPI_ERR_COMM, "MPI_Comm_free");
+    /* delete callbacks run while the handle is still valid; if one fails,
+     * the communicator stays (as in MPICH), with the rest of its attributes */
+    int err = comm_attr_delete_all(s, c);
+    if (err)
+        return env_error(c, err, "MPI_Comm_free");
+    comm_drop_handle(s, c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    COMM_ENTER(r, s, "MPI_Comm_compare");
+    COMM_GET(c1, s, comm1, "MPI_Comm_compare");
+    COMM_GET(c2, s, comm2, "MPI_Comm_compare");
+    if (!result)
+        return env_error(c1, MPI_ERR_ARG, "MPI_Comm_compare");
+    if (c1 == c2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int err = comm_group_compare(c1->group, c2->group, result);
+    if (err)
+        return env_error(c1, err, "MPI_Comm_compare");
+    if (*result == MPI_IDENT) /* same members in the same order, another context */
+        *result = MPI_CONGRUENT;
+    return MPI_SUCCESS;
+}
+
+/* ---- intercommunicators: not supported ---- */
+
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    COMM_ENTER(r, s, "MPI_Comm_test_inter");
+    COMM_GET(c, s, comm, "MPI_Comm_test_inter");
+    if (!flag)
+        return env_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter");
+    *flag = 0; /* every communicator is an intracommunicator */
+    return MPI_SUCCESS;
+}
+
+/* The remote group of an intracommunicator does not exist: MPI_ERR_COMM. */
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    (void)size;
+    COMM_ENTER(r, s, "MPI_Comm_remote_size");
+    COMM_GET(c, s, comm, "MPI_Comm_remote_size");
+    return env_error_msg(c, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an intercommunicator");
+}
+
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    (void)group;
+    COMM_ENTER(r, s, "MPI_Comm_remote_group");
+    COMM_GET(c, s, comm, "MPI_Comm_remote_group");
+    return env_error_msg(c, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an intercommunicator");
+}
+
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm *newintercomm)
+{
+    (void)local_leader, (void)peer_comm, (void)remote_leader, (void)tag, (void)newintercomm;
+    COMM_ENTER(r, s, "MPI_Intercomm_create");
+    return env_error_msg(comm_lookup(s, local_comm), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_create",
+                         "intercommunicators are not supported");
+}
+
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    (void)high, (void)newintracomm;
+    COMM_ENTER(r, s, "MPI_Intercomm_merge");
+    return env_error_msg(comm_lookup(s, intercomm), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_merge",
+                         "intercommunicators are not supported");
+}

@@ -1,0 +1,233 @@
+/* Type constructors with one old type: contiguous, vector, hvector and the
+ * indexed family.  Each one lists its entries (count copies of the old type
+ * at a byte displacement), lets dt_build flatten them, and records its
+ * arguments for MPI_Type_get_contents. */
+#include "datatype/dt_ctor.h"
+
+#include <stdlib.h>
+
+int dt_ctor_finish(dt_type_t *d, int err, MPI_Datatype *newtype, const char *fn)
+{
+    if (!err)
+        err = dt_register(d, newtype);
+    if (err) {
+        dt_destroy(d);
+        return env_error(NULL, err, fn);
+    }
+    return MPI_SUCCESS;
+}
+
+int dt_ctor_check(int count, MPI_Datatype old, const MPI_Datatype *newtype, const dt_type_t **view)
+{
+    if (count < 0)
+        return MPI_ERR_COUNT;
+    if (!newtype)
+        return MPI_ERR_ARG;
+    *view = dt_view(old);
+    return *view ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+/* Entry i: blocklength bls[i] (or bl when bls is NULL) at displacement
+ * idisp[i] * extent of old (or adisp[i] bytes when idisp is NULL). */
+static int build_list(int count, const int *bls, int bl, const int *idisp, const MPI_Aint *adisp,
+                      const dt_type_t *v, dt_type_t **out)
+{
+    ptrdiff_t unit = v->ub - v->lb;
+    dt_entry_t *e = malloc((count ? (size_t)count : 1) * sizeof *e);
+    if (!e)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < count; i++) {
+        int n = bls ? bls[i] : bl;
+        if (n < 0) {
+            free(e);
+            return MPI_ERR_ARG;
+        }
+        e[i] = (dt_entry_t){ idisp ? (ptrdiff_t)idisp[i] * unit : adisp[i], (size_t)n, v };
+    }
+    int err = dt_build(e, (size_t)count, out);
+    free(e);
+    return err;
+}
+
+static int build_strided(int count, int bl, ptrdiff_t stride, const dt_type_t *v, dt_type_t **out)
+{
+    if (bl < 0)
+        return MPI_ERR_ARG;
+    dt_entry_t *e = malloc((count ? (size_t)count : 1) * sizeof *e);
+    if (!e)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < count; i++)
+        e[i] = (dt_entry_t){ (ptrdiff_t)i * stride, (size_t)bl, v };
+    int err = dt_build(e, (size_t)count, out);
+    free(e);
+    return err;
+}
+
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    const dt_type_t *v;
+    dt_type_t *d = NULL;
+    int err = dt_ctor_check(count, old, newtype, &v);
+    if (!err) {
+        dt_entry_t e = { 0, (size_t)count, v };
+        err = dt_build(&e, 1, &d);
+    }
+    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_CONTIGUOUS, 1, 0, 1))) {
+        d->ints[0] = count;
+        d->types[0] = old;
+        dt_contents_retain(d, 1);
+    }
+    return dt_ctor_finish(d, err, newtype, "MPI_Type_contiguous");
+}
+
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    const dt_type_t *v;
+    dt_type_t *d = NULL;
+    int err = dt_ctor_check(count, old, newtype, &v);
+    if (!err)
+        err = build_strided(count, blocklength, (ptrdiff_t)stride * (v->ub - v->lb), v, &d);
+    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_VECTOR, 3, 0, 1))) {
+        d->ints[0] = count;
+        d->ints[1] = blocklength;
+        d->ints[2] = stride;
+        d->types[0] = old;
+        dt_contents_retain(d, 1);
+    }
+    return dt_ctor_finish(d, err, newtype, "MPI_Type_vector");
+}
+
+static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype,
+                   const char *fn)
+{
+    const dt_type_t *v;
+    dt_type_t *d = NULL;
+    int err = dt_ctor_check(count, old, newtype, &v);
+    if (!err)
+        err = build_strided(count, blocklength, stride, v, &d);
+    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_HVECTOR, 2, 1, 1))) {
+        d->ints[0] = count;
+        d->ints[1] = blocklength;
+        d->aints[0] = stride;
+        d->types[0] = old;
+        dt_contents_retain(d, 1);
+    }
+    return dt_ctor_finish(d, err, newtype, fn);
+}
+
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    return hvector(count, blocklength, stride, old, newtype, "MPI_Type_create_hvector");
+}
+
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    return hvector(count, blocklength, stride, old, newtype, "MPI_Type_hvector");
+}
+
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+int PMPI_Type_indexed(int count, const int blocklengths[], const int displs[], MPI_Datatype old,
+                      MPI_Datatype *newtype)
+{
+    const dt_type_t *v;
+    dt_type_t *d = NULL;
+    int err = dt_ctor_check(count, old, newtype, &v);
+    if (!err && count > 0 && (!blocklengths || !displs))
+        err = MPI_ERR_ARG;
+    if (!err)
+        err = build_list(count, blocklengths, 0, displs, NULL, v, &d);
+    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_INDEXED, 1 + 2 * count, 0, 1))) {
+        d->ints[0] = count;
+        for (int i = 0; i < count; i++) {
+            d->ints[1 + i] = blocklengths[i];
+            d->ints[1 + count + i] = displs[i];
+        }
+        d->types[0] = old;
+        dt_contents_retain(d, 1);
+    }
+    return dt_ctor_finish(d, err, newtype, "MPI_Type_indexed");
+}
+
+static int hindexed(int count, const int blocklengths[], const MPI_Aint displs[], MPI_Datatype old,
+                    MPI_Datatype *newtype, const char *fn)
+{
+    const dt_type_t *v;
+    dt_type_t *d = NULL;
+    int err = dt_ctor_check(count, old, newtype, &v);
+    if (!err && count > 0 && (!blocklengths || !displs))
+        err = MPI_ERR_ARG;
+    if (!err)
+        err = build_list(count, blocklengths, 0, NULL, displs, v, &d);
+    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_HINDEXED, 1 + count, count, 1))) {
+        d->ints[0] = count;
+        for (int i = 0; i < count; i++) {
+            d->ints[1 + i] = blocklengths[i];
+            d->aints[i] = displs[i];
+        }
+        d->types[0] = old;
+        dt_contents_retain(d, 1);
+    }
+    return dt_ctor_finish(d, err, newtype, fn);
+}
+
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displs[], MPI_Datatype old,
+                              MPI_Datatype *newtype)
+{
+    return hindexed(count, blocklengths, displs, old, newtype, "MPI_Type_create_hindexed");
+}
+
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+int PMPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displs[], MPI_Datatype old,
+                       MPI_Datatype *newtype)
+{
+    return hindexed(count, blocklengths, displs, old, newtype, "MPI_Type_hindexed");
+}
+
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[], MPI_Datatype old,
+                                   MPI_Datatype *newtype)
+{
+    const dt_type_t *v;
+    dt_type_t *d = NULL;
+    int err = dt_ctor_check(count, old, newtype, &v);
+    if (!err && count > 0 && !displs)
+        err = MPI_ERR_ARG;
+    if (!err)
+        err = build_list(count, NULL, blocklength, displs, NULL, v, &d);
+    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_INDEXED_BLOCK, 2 + count, 0, 1))) {
+        d->ints[0] = count;
+        d->ints[1] = blocklength;
+        for (int i = 0; i < count; i++)
+            d->ints[2 + i] = displs[i];
+        d->types[0] = old;
+        dt_contents_retain(d, 1);
+    }
+    return dt_ctor_finish(d, err, newtype, "MPI_Type_create_indexed_block");
+}
+
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displs[], MPI_Datatype old,
+                                    MPI_Datatype *newtype)
+{
+    const dt_type_t *v;
+    dt_type_t *d = NULL;
+    int err = dt_ctor_check(count, old, newtype, &v);
+    if (!err && count > 0 && !displs)
+        err = MPI_ERR_ARG;
+    if (!err)
+        err = build_list(count, NULL, blocklength, NULL, displs, v, &d);
+    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_HINDEXED_BLOCK, 2, count, 1))) {
+        d->ints[0] = count;
+        d->ints[1] = blocklength;
+        for (int i = 0; i < count; i++)
+            d->aints[i] = displs[i];
+        d->types[0] = old;
+        dt_contents_retain(d, 1);
+    }
+    return dt_ctor_finish(d, err, newtype, "MPI_Type_create_hindexed_block");
+}

@@ -1,0 +1,149 @@
+/* Functions of MPI 3.1 that AMPI-UCX does not implement yet but that codes
+ * reference (OSU micro-benchmarks 7.4 among them), so that such codes link
+ * unchanged.  Calling one raises MPI_ERR_UNSUPPORTED_OPERATION on the
+ * communicator involved (windows: on MPI_COMM_WORLD): with the default
+ * MPI_ERRORS_ARE_FATAL the job ends with a message naming the function.
+ * docs/unsupported.md lists them; remove a line here when implementing one. */
+#include "pt2pt/p2p_api.h"
+
+/* The parameters exist only to give each stub its exact C prototype (mpi.h
+ * checks it); a stub reads none of them. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+static int unsupported(MPI_Comm comm, const char *fn)
+{
+    p2p_rank_t *r = p2p_self();
+    if (!r || !r->initialized || r->finalized)
+        return env_not_initialized(fn);
+    comm_t *c = comm == MPI_COMM_NULL ? NULL : p2p_comm(r, comm);
+    return env_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn);
+}
+
+#define STUB_PRAGMA(x) _Pragma(#x)
+/* MPI_name is a weak alias of PMPI_name, like every entry point. */
+#define STUB(name, params, comm)                              \
+    STUB_PRAGMA(weak MPI_##name = PMPI_##name)                \
+    int PMPI_##name params { return unsupported(comm, "MPI_" #name); }
+
+/* collective without an implementation yet */
+STUB(Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                 void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                 MPI_Comm comm), comm)
+
+/* nonblocking collectives */
+STUB(Ibarrier, (MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm, MPI_Request *request), comm)
+STUB(Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                  MPI_Request *request), comm)
+STUB(Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request),
+                 comm)
+STUB(Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                  MPI_Request *request), comm)
+STUB(Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                  void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm, MPI_Request *request), comm)
+STUB(Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+             MPI_Request *request), comm)
+STUB(Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request), comm)
+
+/* neighborhood collectives */
+STUB(Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm), comm)
+STUB(Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm), comm)
+STUB(Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm), comm)
+STUB(Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                          MPI_Comm comm), comm)
+STUB(Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm), comm)
+STUB(Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request), comm)
+STUB(Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Request *request), comm)
+STUB(Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                           MPI_Request *request), comm)
+
+/* one-sided communication (RMA) */
+STUB(Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win), comm)
+STUB(Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win), comm)
+STUB(Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
+                           comm)
+STUB(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), comm)
+STUB(Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr), MPI_COMM_NULL)
+STUB(Win_attach, (MPI_Win win, void *base, MPI_Aint size), MPI_COMM_NULL)
+STUB(Win_detach, (MPI_Win win, const void *base), MPI_COMM_NULL)
+STUB(Win_free, (MPI_Win *win), MPI_COMM_NULL)
+STUB(Win_get_group, (MPI_Win win, MPI_Group *group), MPI_COMM_NULL)
+STUB(Win_fence, (int assert, MPI_Win win), MPI_COMM_NULL)
+STUB(Win_start, (MPI_Group group, int assert, MPI_Win win), MPI_COMM_NULL)
+STUB(Win_complete, (MPI_Win win), MPI_COMM_NULL)
+STUB(Win_post, (MPI_Group group, int assert, MPI_Win win), MPI_COMM_NULL)
+STUB(Win_wait, (MPI_Win win), MPI_COMM_NULL)
+STUB(Win_test, (MPI_Win win, int *flag), MPI_COMM_NULL)
+STUB(Win_lock, (int lock_type, int rank, int assert, MPI_Win win), MPI_COMM_NULL)
+STUB(Win_unlock, (int rank, MPI_Win win), MPI_COMM_NULL)
+STUB(Win_lock_all, (int assert, MPI_Win win), MPI_COMM_NULL)
+STUB(Win_unlock_all, (MPI_Win win), MPI_COMM_NULL)
+STUB(Win_flush, (int rank, MPI_Win win), MPI_COMM_NULL)
+STUB(Win_flush_local, (int rank, MPI_Win win), MPI_COMM_NULL)
+STUB(Win_flush_all, (MPI_Win win), MPI_COMM_NULL)
+STUB(Win_flush_local_all, (MPI_Win win), MPI_COMM_NULL)
+STUB(Win_sync, (MPI_Win win), MPI_COMM_NULL)
+STUB(Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win), MPI_COMM_NULL)
+STUB(Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+           int target_count, MPI_Datatype target_datatype, MPI_Win win), MPI_COMM_NULL)
+STUB(Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                  MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
+                  MPI_COMM_NULL)
+STUB(Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                      int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                      int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win), MPI_COMM_NULL)
+STUB(Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                    MPI_Aint target_disp, MPI_Op op, MPI_Win win), MPI_COMM_NULL)
+STUB(Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype,
+                        int target_rank, MPI_Aint target_disp, MPI_Win win), MPI_COMM_NULL)
+STUB(Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request),
+            MPI_COMM_NULL)
+STUB(Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+            int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request), MPI_COMM_NULL)
+STUB(Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                   MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                   MPI_Request *request), MPI_COMM_NULL)
+STUB(Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                       int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                       int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request),
+                       MPI_COMM_NULL)
