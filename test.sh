@@ -84,6 +84,17 @@ for runner in test/launch/run.sh test/mpi/run.sh test/gpu/run.sh; do
     run_group "$runner" timeout -k 10 "$runner_timeout" bash "$runner"
 done
 
+# Jacobi3D (the main job) verifies against its serial reference, built with
+# our ampicc and run as ranks of one process (+vp 1..8); with a GPU also in the
+# device (-D) and host-staging (-H) modes.
+if [ -f apps/jacobi3d/test.sh ]; then
+    jacobi_args=()
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then jacobi_args=(--gpu); fi
+    run_group apps/jacobi3d env MPICC="$AMPI_PREFIX/bin/ampicc" \
+        JACOBI_LAUNCH="$AMPI_PREFIX/bin/ampirun --timeout 100 -np 1 +vp" \
+        timeout -k 10 "$runner_timeout" bash apps/jacobi3d/test.sh "${jacobi_args[@]}"
+fi
+
 passed=$(grep -c '^PASS ' "$results")
 failed=$(grep -c '^FAIL ' "$results")
 skipped=$(grep -c '^SKIP ' "$results")
