@@ -176,6 +176,10 @@ int p2p_proc_of(int world);
 /* requests */
 p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind);
 void p2p_req_release(p2p_req_t *q);
+/* Blocking calls keep their request on the rank's stack: init, then cleanup
+ * (what release does, without returning the memory to the free list). */
+void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind);
+void p2p_req_cleanup(p2p_req_t *q);
 void p2p_req_part_done(p2p_req_t *q); /* one outstanding part finished */
 void p2p_req_fail(p2p_req_t *q, int mpi_err);
 /* Non-contiguous datatypes travel packed: gather the user's data before a

@@ -27,6 +27,9 @@ static inline comm_t *p2p_comm(p2p_rank_t *r, MPI_Comm h)
 int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
                    bool is_recv, comm_t **c, const char *func);
 
+/* Initialise q (e.g. on the stack) with the arguments of a send or receive. */
+void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
+                   MPI_Datatype dt, int peer, int tag, comm_t *c);
 /* Fill a fresh request with the arguments of a send or receive. */
 p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
                            MPI_Datatype dt, int peer, int tag, comm_t *c);

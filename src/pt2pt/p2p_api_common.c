@@ -28,10 +28,10 @@ int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, i
     return MPI_SUCCESS;
 }
 
-p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
-                           MPI_Datatype dt, int peer, int tag, comm_t *c)
+void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
+                   MPI_Datatype dt, int peer, int tag, comm_t *c)
 {
-    p2p_req_t *q = p2p_req_new(r, kind);
+    p2p_req_init(q, r, kind);
     q->mode = (uint8_t)mode;
     q->buf = (void *)buf;
     q->count = count;
@@ -59,6 +59,13 @@ p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, 
         comm_retain(c); /* MPI_Comm_free may come before the request ends */
     q->comm = c ? c->handle : MPI_COMM_NULL;
     q->ctx = c ? c->ctx : 0;
+}
+
+p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
+                           MPI_Datatype dt, int peer, int tag, comm_t *c)
+{
+    p2p_req_t *q = p2p_req_new(r, kind);
+    p2p_req_setup(q, r, kind, mode, buf, count, dt, peer, tag, c);
     return q;
 }
 

@@ -28,11 +28,13 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     int err = p2p_check_args(r, buf, count, dt, source, tag, comm, true, &c, "MPI_Recv");
     if (UTIL_UNLIKELY(err))
         return err;
-    p2p_req_t *q = p2p_req_prepare(r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
-    p2p_recv_start(q);
-    p2p_wait_complete(q);
-    MPI_Request h = q;
-    err = p2p_req_retire(&h, status);
+    p2p_req_t q; /* on the rank's stack: the call returns only when it is done */
+    p2p_req_setup(&q, r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
+    p2p_recv_start(&q);
+    p2p_wait_complete(&q);
+    p2p_status_copy(status, &q);
+    err = q.status.MPI_ERROR;
+    p2p_req_cleanup(&q);
     return UTIL_UNLIKELY(err) ? env_error(c, err, "MPI_Recv") : MPI_SUCCESS;
 }
 

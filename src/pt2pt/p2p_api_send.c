@@ -32,13 +32,14 @@ static int send_common(const void *buf, int count, MPI_Datatype dt, int dest, in
     int err = p2p_check_args(r, buf, count, dt, dest, tag, comm, false, &c, func);
     if (UTIL_UNLIKELY(err))
         return err;
-    p2p_req_t *q = p2p_req_prepare(r, P2P_REQ_SEND, mode, buf, count, dt, dest, tag, c);
-    err = mode == P2P_MODE_BUFFERED ? p2p_bsend_start(q) : p2p_send_start(q);
+    p2p_req_t q; /* on the rank's stack: the call returns only when it is done */
+    p2p_req_setup(&q, r, P2P_REQ_SEND, mode, buf, count, dt, dest, tag, c);
+    err = mode == P2P_MODE_BUFFERED ? p2p_bsend_start(&q) : p2p_send_start(&q);
     if (!err) {
-        p2p_wait_complete(q);
-        err = q->status.MPI_ERROR;
+        p2p_wait_complete(&q);
+        err = q.status.MPI_ERROR;
     }
-    p2p_req_release(q);
+    p2p_req_cleanup(&q);
     return UTIL_UNLIKELY(err) ? env_error(c, err, func) : MPI_SUCCESS;
 }
 

@@ -10,16 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind)
+void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind)
 {
-    p2p_req_t *q = r->free_reqs;
-    if (q) {
-        r->free_reqs = q->next_free;
-    } else {
-        q = malloc(sizeof *q);
-        if (!q)
-            util_fatal("out of memory for a request");
-    }
     /* field by field: a memset of the whole request costs more than the
      * rest of a small send (the caller fills in the arguments) */
     q->kind = (uint8_t)kind;
@@ -38,14 +30,28 @@ p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind)
     q->ubuf = q->pack = NULL;
     q->dt = MPI_BYTE;
     q->c = NULL;
+}
+
+p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind)
+{
+    p2p_req_t *q = r->free_reqs;
+    if (q) {
+        r->free_reqs = q->next_free;
+    } else {
+        q = malloc(sizeof *q);
+        if (!q)
+            util_fatal("out of memory for a request");
+    }
+    p2p_req_init(q, r, kind);
     return q;
 }
 
-void p2p_req_release(p2p_req_t *q)
+void p2p_req_cleanup(p2p_req_t *q)
 {
-    p2p_rank_t *r = q->owner;
-    free(q->tmp);
-    q->tmp = NULL;
+    if (UTIL_UNLIKELY(q->tmp != NULL)) {
+        free(q->tmp);
+        q->tmp = NULL;
+    }
     if (q->c && UTIL_UNLIKELY(!q->c->predefined)) {
         comm_release(q->c);
         q->c = NULL;
@@ -56,6 +62,12 @@ void p2p_req_release(p2p_req_t *q)
         dt_release(q->dt);
         q->dt = MPI_BYTE;
     }
+}
+
+void p2p_req_release(p2p_req_t *q)
+{
+    p2p_rank_t *r = q->owner;
+    p2p_req_cleanup(q);
     q->next_free = r->free_reqs;
     r->free_reqs = q;
 }
