@@ -83,11 +83,10 @@ static int find_done(int count, MPI_Request reqs[])
     return any_active ? -1 : -2;
 }
 
-static int any_common(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *status, bool block,
-                      const char *func)
+/* find_done after letting things move: progress once, then either block
+ * until one completes or (Test forms) let the other ranks run once. */
+static int wait_for_done(int count, MPI_Request reqs[], bool block)
 {
-    if (count < 0 || (count > 0 && !reqs) || !indx)
-        return env_error(NULL, MPI_ERR_ARG, func);
     int i = find_done(count, reqs);
     if (i == -1) {
         p2p_progress(NULL);
@@ -101,6 +100,15 @@ static int any_common(int count, MPI_Request reqs[], int *indx, int *flag, MPI_S
         rank_block();
         i = find_done(count, reqs);
     }
+    return i;
+}
+
+static int any_common(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *status, bool block,
+                      const char *func)
+{
+    if (count < 0 || (count > 0 && !reqs) || !indx)
+        return env_error(NULL, MPI_ERR_ARG, func);
+    int i = wait_for_done(count, reqs, block);
     if (flag)
         *flag = i != -1;
     if (i == -1)
@@ -206,19 +214,7 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
 {
     if (incount < 0 || (incount > 0 && (!reqs || !indices)) || !outcount)
         return env_error(NULL, MPI_ERR_ARG, func);
-    int i = find_done(incount, reqs);
-    if (i == -1) {
-        p2p_progress(NULL);
-        i = find_done(incount, reqs);
-    }
-    if (i == -1 && !block) {
-        rank_yield();
-        i = find_done(incount, reqs);
-    }
-    while (i == -1 && block) {
-        rank_block();
-        i = find_done(incount, reqs);
-    }
+    int i = wait_for_done(incount, reqs, block);
     if (i == -2) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
