@@ -93,7 +93,7 @@ int PMPI_Finalize(void)
     while (r->internal_pending > 0) {
         p2p_progress(NULL);
         if (r->internal_pending > 0)
-            rank_block();
+            p2p_idle();
     }
     /* nobody leaves before everyone is here: the process tears UCX down
      * only once all its ranks are gone, and then peers may not need us */

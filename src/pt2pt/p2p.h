@@ -211,6 +211,17 @@ void p2p_copy_sync(void *dst, const void *src, size_t n);
 int p2p_copies_progress(void);
 
 /* waiting */
+/* What a rank does while its condition is not met: with other processes in
+ * the job and no other rank of this PE ready, poll the network right here
+ * (a switch to the scheduler and back would only add latency); otherwise
+ * block until a completion wakes it.  Callers loop: while (!cond) p2p_idle(); */
+static inline void p2p_idle(void)
+{
+    if (p2p_proc.nprocs > 1 && util_dlist_empty(&p2p_proc.pe.ready))
+        p2p_progress(NULL);
+    else
+        rank_block();
+}
 void p2p_wait_complete(p2p_req_t *q); /* block the calling rank until q completes */
 void p2p_poll(void);                  /* progress once and let other ranks run */
 

@@ -113,7 +113,7 @@ void p2p_wait_complete(p2p_req_t *q)
         return;
     p2p_progress(NULL);
     while (!q->complete)
-        rank_block();
+        p2p_idle();
 }
 
 void p2p_poll(void)

@@ -41,7 +41,7 @@ static p2p_msg_t *probe_block(p2p_rank_t *r, comm_t *c, int source, int tag)
     p2p_progress(NULL);
     r->probing = true;
     while (!(m = find(r, c, source, tag)))
-        rank_block();
+        p2p_idle();
     r->probing = false;
     return m;
 }

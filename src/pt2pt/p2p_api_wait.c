@@ -97,7 +97,7 @@ static int wait_for_done(int count, MPI_Request reqs[], bool block)
         i = find_done(count, reqs);
     }
     while (i == -1 && block) {
-        rank_block();
+        p2p_idle();
         i = find_done(count, reqs);
     }
     return i;
@@ -186,7 +186,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     if (!all_done(count, reqs)) {
         p2p_progress(NULL);
         while (!all_done(count, reqs))
-            rank_block();
+            p2p_idle();
     }
     return retire_all(count, reqs, statuses, "MPI_Waitall");
 }

@@ -48,7 +48,7 @@ int p2p_bsend_detach(p2p_rank_t *r, void **buf, int *size)
     while (r->internal_pending > 0) {
         p2p_progress(NULL);
         if (r->internal_pending > 0)
-            rank_block();
+            p2p_idle();
     }
     *(void **)buf = r->bsend_user_buf;
     *size = r->bsend_user_size;
