@@ -98,6 +98,7 @@ struct AMPI_Request_s {
     bool dev;            /* buf is device memory */
     int pending;         /* outstanding parts (UCX ops, ACK, local match) */
     p2p_rank_t *owner;
+    rank_ult_t *waiter;  /* the thread that made it and is woken by its completion */
     void *buf;
     int count;
     MPI_Datatype dt;

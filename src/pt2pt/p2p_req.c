@@ -20,6 +20,9 @@ void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind)
     q->posted = q->internal = q->dev = false;
     q->pending = 0;
     q->owner = r;
+    /* usually the rank's own thread; a helper thread of the rank (e.g. one
+     * running a nonblocking collective) waits on its own requests */
+    q->waiter = rank_self();
     q->status.MPI_SOURCE = MPI_ANY_SOURCE;
     q->status.MPI_TAG = MPI_ANY_TAG;
     q->status.MPI_ERROR = MPI_SUCCESS;
@@ -72,10 +75,10 @@ void p2p_req_release(p2p_req_t *q)
     r->free_reqs = q;
 }
 
-static inline void wake(p2p_rank_t *r)
+static inline void wake(rank_ult_t *u)
 {
-    if (r->ult && r->ult->state == RANK_ULT_BLOCKED)
-        rank_wake(r->ult);
+    if (u && u->state == RANK_ULT_BLOCKED)
+        rank_wake(u);
 }
 
 void p2p_req_pack(p2p_req_t *q)
@@ -92,6 +95,7 @@ void p2p_req_part_done(p2p_req_t *q)
         dt_unpack(q->pack, (size_t)q->status.ampi_count, q->ubuf, q->count, q->dt);
     q->complete = true;
     p2p_rank_t *r = q->owner;
+    rank_ult_t *waiter = q->waiter ? q->waiter : r->ult; /* q may be released below */
     if (q->internal) {
         p2p_bsend_done(q);
         r->internal_pending--;
@@ -99,7 +103,7 @@ void p2p_req_part_done(p2p_req_t *q)
     } else if (q->freed) {
         p2p_req_release(q);
     }
-    wake(r);
+    wake(waiter);
 }
 
 void p2p_req_fail(p2p_req_t *q, int mpi_err)
