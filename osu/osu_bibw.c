@@ -6,19 +6,10 @@
  */
 #include "osu_common.h"
 
-#include <mpi.h>
-#include <stdlib.h>
-
-static const struct osu_benchmark osu_bibw_benchmark = {
-    "osu_bibw", "Bi-Directional Bandwidth Test", "Bandwidth (MB/s)",
-    OSU_KIND_BANDWIDTH, 0,
-};
-
 /* Seconds spent in the timed iterations, measured on rank 0. */
-static double osu_exchange_windows(const struct osu_run *run, char *s_buf,
-                                   char *r_buf, int count, int iterations,
-                                   int skip, MPI_Request *sends,
-                                   MPI_Request *recvs)
+static double osu_exchange_windows(const struct osu_run *run,
+                                   const struct osu_buffers *buf, int count,
+                                   int iterations, int skip)
 {
     int peer = osu_partner(run);
     int window = run->opt.window;
@@ -30,20 +21,14 @@ static double osu_exchange_windows(const struct osu_run *run, char *s_buf,
 
     for (int i = 0; i < iterations + skip; i++) {
         double start = MPI_Wtime();
-        for (int j = 0; j < window; j++) {
-            MPI_Irecv(r_buf, count, MPI_CHAR, peer, recv_tag, MPI_COMM_WORLD,
-                      &recvs[j]);
-        }
-        for (int j = 0; j < window; j++) {
-            MPI_Isend(s_buf, count, MPI_CHAR, peer, send_tag, MPI_COMM_WORLD,
-                      &sends[j]);
-        }
+        osu_irecv_window(run, buf->r_buf, count, peer, recv_tag, buf->recvs);
+        osu_isend_window(run, buf->s_buf, count, peer, send_tag, buf->sends);
         if (initiator) {
-            MPI_Waitall(window, sends, MPI_STATUSES_IGNORE);
-            MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE);
+            MPI_Waitall(window, buf->sends, MPI_STATUSES_IGNORE);
+            MPI_Waitall(window, buf->recvs, MPI_STATUSES_IGNORE);
         } else {
-            MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE);
-            MPI_Waitall(window, sends, MPI_STATUSES_IGNORE);
+            MPI_Waitall(window, buf->recvs, MPI_STATUSES_IGNORE);
+            MPI_Waitall(window, buf->sends, MPI_STATUSES_IGNORE);
         }
         if (i >= skip) {
             total += MPI_Wtime() - start;
@@ -52,56 +37,25 @@ static double osu_exchange_windows(const struct osu_run *run, char *s_buf,
     return total;
 }
 
+static void osu_bibw_report(const struct osu_run *run, size_t size,
+                            int iterations, double seconds, long errors)
+{
+    /* Both directions: twice the bytes of osu_bw. */
+    double megabytes =
+        (double)size / 1e6 * iterations * run->opt.window * 2;
+    osu_print_row(run, size, megabytes / seconds, errors);
+}
+
+static const struct osu_benchmark osu_bibw_benchmark = {
+    .program = "osu_bibw",
+    .title = "Bi-Directional Bandwidth Test",
+    .column = "Bandwidth (MB/s)",
+    .kind = OSU_KIND_BANDWIDTH,
+    .exchange = osu_exchange_windows,
+    .report = osu_bibw_report,
+};
+
 int main(int argc, char *argv[])
 {
-    struct osu_run run;
-    int status = osu_begin(&run, &osu_bibw_benchmark, &argc, &argv);
-    char where;
-    char *s_buf, *r_buf;
-    MPI_Request *sends, *recvs;
-    long errors = 0;
-
-    if (status != OSU_CONTINUE) {
-        return status;
-    }
-    where = osu_placement(&run);
-    s_buf = osu_buffer_alloc(where, run.opt.max_size);
-    r_buf = osu_buffer_alloc(where, run.opt.max_size);
-    sends = malloc(sizeof *sends * (size_t)run.opt.window);
-    recvs = malloc(sizeof *recvs * (size_t)run.opt.window);
-    if (s_buf == NULL || r_buf == NULL || sends == NULL || recvs == NULL) {
-        osu_fail(&run, "buffer allocation");
-    }
-
-    for (size_t size = run.opt.min_size; size <= run.opt.max_size;
-         size = osu_next_size(size)) {
-        int iterations, skip;
-        long size_errors = 0;
-        double seconds, megabytes;
-
-        osu_schedule(&run, size, &iterations, &skip);
-        osu_buffer_fill_pattern(where, s_buf, size, run.rank);
-        osu_buffer_set(where, r_buf, 'b', size);
-        MPI_Barrier(MPI_COMM_WORLD);
-
-        seconds = osu_exchange_windows(&run, s_buf, r_buf, (int)size,
-                                       iterations, skip, sends, recvs);
-        if (run.opt.validate) {
-            size_errors = osu_total_errors(
-                &run, osu_buffer_mismatches(where, r_buf, size,
-                                            osu_partner(&run)));
-        }
-        megabytes = (double)size / 1e6 * iterations * run.opt.window * 2;
-        osu_print_row(&run, size, megabytes / seconds, size_errors);
-        errors += size_errors;
-        if (size_errors != 0) {
-            break;
-        }
-    }
-
-    free(sends);
-    free(recvs);
-    osu_buffer_free(where, s_buf);
-    osu_buffer_free(where, r_buf);
-    return osu_end(&run, errors);
+    return osu_main(&osu_bibw_benchmark, argc, argv);
 }

@@ -1,5 +1,6 @@
 /*
- * Startup, shutdown, roles and output rows of the AMPI-UCX osu-style suite;
+ * Startup, shutdown, roles, the per-size sweep, the shared exchanges and
+ * output rows of the AMPI-UCX osu-style suite;
  * see osu_common.h. Options live in osu_options.c, buffers and GPU
  * selection in osu_device.c.
  */
@@ -8,11 +9,15 @@
 #include <mpi.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Tags of the agreement messages; no benchmark message is in flight then. */
 #define OSU_TAG_COMBINE_UP   900
 #define OSU_TAG_COMBINE_DOWN 901
+
+/* Returned by osu_begin() when the benchmark should go on. */
+#define OSU_CONTINUE (-1)
 
 /*
  * Sum (or maximum) of one value per rank, handed back to every rank. Built
@@ -151,8 +156,14 @@ static int osu_check_process_count(struct osu_run *run)
     return problem != NULL;
 }
 
-int osu_begin(struct osu_run *run, const struct osu_benchmark *bench,
-              int *argc, char ***argv)
+/*
+ * Parses options, selects the GPU before MPI_Init as OSU does, calls
+ * MPI_Init, checks the process count and prints the header on rank 0.
+ * Returns OSU_CONTINUE, or the exit status main() must return (MPI is then
+ * already finalized: -h, bad usage, no CUDA support, wrong process count).
+ */
+static int osu_begin(struct osu_run *run, const struct osu_benchmark *bench,
+                     int *argc, char ***argv)
 {
     struct osu_parse parse;
     int agreed, exit_status, local_rank;
@@ -196,7 +207,8 @@ int osu_begin(struct osu_run *run, const struct osu_benchmark *bench,
     return OSU_CONTINUE;
 }
 
-int osu_end(struct osu_run *run, long validation_errors)
+/* Finalizes MPI; returns main()'s exit status (1 if validation failed). */
+static int osu_end(const struct osu_run *run, long validation_errors)
 {
     MPI_Finalize();
     if (validation_errors != 0) {
@@ -217,6 +229,7 @@ void osu_fail(const struct osu_run *run, const char *what)
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
+
 /* ------------------------------------------------------------------ */
 /* Roles and schedule                                                  */
 /* ------------------------------------------------------------------ */
@@ -245,22 +258,239 @@ char osu_placement(const struct osu_run *run)
     return osu_is_initiator(run) ? run->opt.src : run->opt.dst;
 }
 
-void osu_schedule(const struct osu_run *run, size_t size, int *iterations,
-                  int *skip)
+/* Iterations and warmup count for one message size (OSU's large rule). */
+static void osu_schedule(const struct osu_run *run, size_t size,
+                         int *iterations, int *skip)
 {
     int large = size > OSU_LARGE_MESSAGE_SIZE;
     *iterations = large ? run->opt.iterations_large : run->opt.iterations;
     *skip = large ? run->opt.skip_large : run->opt.skip;
 }
 
-size_t osu_next_size(size_t size)
+/* Next size of the sweep: 0, 1, 2, 4, ... */
+static size_t osu_next_size(size_t size)
 {
     return size ? 2 * size : 1;
 }
-long osu_total_errors(const struct osu_run *run, long local_errors)
+
+/* ------------------------------------------------------------------ */
+/* The sweep over message sizes                                        */
+/* ------------------------------------------------------------------ */
+
+/* Aborts (through osu_fail) when any buffer cannot be had. */
+static void osu_buffers_alloc(const struct osu_run *run,
+                              struct osu_buffers *buf)
 {
-    (void)run;
-    return osu_combine_over_ranks(local_errors, 0);
+    size_t window = (size_t)run->opt.window;
+
+    memset(buf, 0, sizeof *buf);
+    buf->where = osu_placement(run);
+    buf->s_buf = osu_buffer_alloc(buf->where, run->opt.max_size);
+    buf->r_buf = osu_buffer_alloc(buf->where, run->opt.max_size);
+    if (run->bench->kind != OSU_KIND_LATENCY) {
+        buf->sends = malloc(sizeof *buf->sends * window);
+        buf->recvs = malloc(sizeof *buf->recvs * window);
+    }
+    if (buf->s_buf == NULL || buf->r_buf == NULL ||
+        (run->bench->kind != OSU_KIND_LATENCY &&
+         (buf->sends == NULL || buf->recvs == NULL))) {
+        osu_fail(run, "buffer allocation");
+    }
+}
+
+static void osu_buffers_free(struct osu_buffers *buf)
+{
+    free(buf->sends);
+    free(buf->recvs);
+    osu_buffer_free(buf->where, buf->s_buf);
+    osu_buffer_free(buf->where, buf->r_buf);
+}
+
+/* Wrong bytes received for one size, summed over all ranks. */
+static long osu_validate(const struct osu_run *run,
+                         const struct osu_buffers *buf, size_t size)
+{
+    int partner = osu_partner(run);
+    long mine = 0;
+
+    /* A rank left out of every pair received nothing; under
+     * receivers_validate neither did an initiator (acknowledgements only). */
+    if (partner >= 0 &&
+        !(run->bench->receivers_validate && osu_is_initiator(run))) {
+        mine = osu_buffer_mismatches(buf->where, buf->r_buf, size, partner);
+    }
+    return osu_combine_over_ranks(mine, 0);
+}
+
+/* All sizes of the sweep; returns the wrong bytes found under -c. */
+static long osu_sweep(const struct osu_run *run)
+{
+    const struct osu_benchmark *bench = run->bench;
+    struct osu_buffers buf;
+    long errors = 0;
+
+    osu_buffers_alloc(run, &buf);
+    for (size_t size = run->opt.min_size; size <= run->opt.max_size;
+         size = osu_next_size(size)) {
+        int iterations, skip;
+        long size_errors = 0;
+        double seconds;
+
+        osu_schedule(run, size, &iterations, &skip);
+        osu_buffer_fill_pattern(buf.where, buf.s_buf, size, run->rank);
+        osu_buffer_set(buf.where, buf.r_buf, 'b', size);
+        if (!bench->exchange_synchronizes) {
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+
+        seconds = bench->exchange(run, &buf, (int)size, iterations, skip);
+        if (run->opt.validate) {
+            size_errors = osu_validate(run, &buf, size);
+        }
+        bench->report(run, size, iterations, seconds, size_errors);
+        errors += size_errors;
+        if (size_errors != 0) {
+            break; /* OSU stops the sweep at the first failing size */
+        }
+    }
+    osu_buffers_free(&buf);
+    return errors;
+}
+
+int osu_main(const struct osu_benchmark *bench, int argc, char **argv)
+{
+    struct osu_run run;
+    int status = osu_begin(&run, bench, &argc, &argv);
+
+    if (status != OSU_CONTINUE) {
+        return status;
+    }
+    return osu_end(&run, osu_sweep(&run));
+}
+
+/* ------------------------------------------------------------------ */
+/* Exchanges shared by several programs                                */
+/* ------------------------------------------------------------------ */
+
+/* Multi-pair programs start every round with a barrier, so that all pairs
+ * contend together; returns whether this rank takes part in the round. */
+static int osu_round_begins(const struct osu_run *run, int peer)
+{
+    if (!run->bench->multi_pair) {
+        return 1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return peer >= 0; /* odd rank out: only keeps the barriers company */
+}
+
+/* One message of a ping-pong: a blocking call, or a persistent request
+ * started and waited for when there is one. Inlined into the loop below. */
+static void osu_ping_pong_leg(int sending, MPI_Request *persistent,
+                              char *buf, int count, int peer)
+{
+    if (persistent != NULL) {
+        MPI_Start(persistent);
+        MPI_Wait(persistent, MPI_STATUS_IGNORE);
+    } else if (sending) {
+        MPI_Send(buf, count, MPI_CHAR, peer, OSU_TAG_DATA, MPI_COMM_WORLD);
+    } else {
+        MPI_Recv(buf, count, MPI_CHAR, peer, OSU_TAG_DATA, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    }
+}
+
+/* Mean round-trip seconds of this rank's timed exchanges (0 if none);
+ * send/recv are persistent requests, or NULL for MPI_Send/MPI_Recv. */
+static double osu_ping_pong_rounds(const struct osu_run *run, char *s_buf,
+                                   char *r_buf, int count, int iterations,
+                                   int skip, MPI_Request *send,
+                                   MPI_Request *recv)
+{
+    int peer = osu_partner(run);
+    double total = 0.0;
+
+    for (int i = 0; i < iterations + skip; i++) {
+        if (!osu_round_begins(run, peer)) {
+            continue;
+        }
+        if (osu_is_initiator(run)) {
+            double start = MPI_Wtime();
+            osu_ping_pong_leg(1, send, s_buf, count, peer);
+            osu_ping_pong_leg(0, recv, r_buf, count, peer);
+            if (i >= skip) {
+                total += MPI_Wtime() - start;
+            }
+        } else {
+            osu_ping_pong_leg(0, recv, r_buf, count, peer);
+            osu_ping_pong_leg(1, send, s_buf, count, peer);
+        }
+    }
+    return total / iterations;
+}
+
+double osu_ping_pong(const struct osu_run *run, const struct osu_buffers *buf,
+                     int count, int iterations, int skip)
+{
+    return osu_ping_pong_rounds(run, buf->s_buf, buf->r_buf, count,
+                                iterations, skip, NULL, NULL);
+}
+
+double osu_ping_pong_persistent(const struct osu_run *run, MPI_Request *send,
+                                MPI_Request *recv, int iterations, int skip)
+{
+    return osu_ping_pong_rounds(run, NULL, NULL, 0, iterations, skip, send,
+                                recv);
+}
+
+void osu_isend_window(const struct osu_run *run, const char *buf, int count,
+                      int peer, int tag, MPI_Request *requests)
+{
+    for (int j = 0; j < run->opt.window; j++) {
+        MPI_Isend(buf, count, MPI_CHAR, peer, tag, MPI_COMM_WORLD,
+                  &requests[j]);
+    }
+}
+
+void osu_irecv_window(const struct osu_run *run, char *buf, int count,
+                      int peer, int tag, MPI_Request *requests)
+{
+    for (int j = 0; j < run->opt.window; j++) {
+        MPI_Irecv(buf, count, MPI_CHAR, peer, tag, MPI_COMM_WORLD,
+                  &requests[j]);
+    }
+}
+
+double osu_stream_windows(const struct osu_run *run,
+                          const struct osu_buffers *buf, int count,
+                          int iterations, int skip)
+{
+    int peer = osu_partner(run);
+    int window = run->opt.window;
+    double total = 0.0;
+
+    for (int i = 0; i < iterations + skip; i++) {
+        if (!osu_round_begins(run, peer)) {
+            continue;
+        }
+        if (osu_is_initiator(run)) {
+            double start = MPI_Wtime();
+            osu_isend_window(run, buf->s_buf, count, peer, OSU_TAG_BW_DATA,
+                             buf->sends);
+            MPI_Waitall(window, buf->sends, MPI_STATUSES_IGNORE);
+            MPI_Recv(buf->r_buf, 4, MPI_CHAR, peer, OSU_TAG_BW_ACK,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (i >= skip) {
+                total += MPI_Wtime() - start;
+            }
+        } else {
+            osu_irecv_window(run, buf->r_buf, count, peer, OSU_TAG_BW_DATA,
+                             buf->recvs);
+            MPI_Waitall(window, buf->recvs, MPI_STATUSES_IGNORE);
+            MPI_Send(buf->s_buf, 4, MPI_CHAR, peer, OSU_TAG_BW_ACK,
+                     MPI_COMM_WORLD);
+        }
+    }
+    return total;
 }
 
 /* ------------------------------------------------------------------ */
@@ -285,6 +515,13 @@ void osu_print_row(const struct osu_run *run, size_t size, double value,
     printf("%-*zu%*.*f", 10, size, OSU_FIELD_WIDTH, OSU_FLOAT_PRECISION,
            value);
     osu_finish_row(run, errors);
+}
+
+void osu_report_latency(const struct osu_run *run, size_t size,
+                        int iterations, double round_trip, long errors)
+{
+    (void)iterations; /* round_trip is already a mean */
+    osu_print_row(run, size, round_trip * 1e6 / 2.0, errors);
 }
 
 void osu_print_rate_row(const struct osu_run *run, size_t size, double mbps,

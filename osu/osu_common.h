@@ -1,10 +1,14 @@
 /*
  * Shared pieces of the AMPI-UCX osu-style point-to-point suite: option
- * parsing, buffer placement (host or CUDA device), header and row printing.
+ * parsing, buffer placement (host or CUDA device), the per-size sweep, the
+ * exchanges several programs share, header and row printing.
  *
  * The suite follows the conventions of the OSU micro-benchmarks 7.x (options,
  * defaults, timing method, output layout) so its numbers compare 1:1 with
  * OSU's own binaries, but every line is written here.
+ *
+ * A program is one static struct osu_benchmark (its exchange and report
+ * callbacks) and a main() that hands it to osu_main().
  *
  * No mutable globals anywhere: under AMPI several MPI ranks are user-level
  * threads of one process, so all state lives in a struct osu_run owned by each
@@ -12,6 +16,8 @@
  */
 #ifndef OSU_COMMON_H
 #define OSU_COMMON_H
+
+#include <mpi.h>
 
 #include <stddef.h>
 
@@ -39,13 +45,43 @@ enum osu_kind {
     OSU_KIND_MESSAGE_RATE, /* as bandwidth, plus -p pairs and -R rate */
 };
 
+struct osu_run;
+
+/* Buffers one rank uses for the whole sweep, allocated by osu_main(). */
+struct osu_buffers {
+    char where;                 /* 'H' host or 'D' device (osu_placement) */
+    char *s_buf, *r_buf;        /* max_size bytes each (at least 64) */
+    MPI_Request *sends, *recvs; /* -W entries each; NULL for latency kinds */
+};
+
+/*
+ * Timed exchanges of one message size: iterations + skip rounds of 'count'
+ * bytes, the first 'skip' untimed. Returns the seconds that the program's
+ * report turns into its printed value; only rank 0's result is printed.
+ */
+typedef double osu_exchange_fn(const struct osu_run *run,
+                               const struct osu_buffers *buf, int count,
+                               int iterations, int skip);
+/* Prints (on rank 0) the row of one size from rank 0's exchange result. */
+typedef void osu_report_fn(const struct osu_run *run, size_t size,
+                           int iterations, double seconds, long errors);
+
 /* Static description of one program of the suite. */
 struct osu_benchmark {
     const char *program; /* e.g. "osu_latency" */
     const char *title;   /* e.g. "Latency Test" */
     const char *column;  /* e.g. "Latency (us)"; unused for message rate */
     enum osu_kind kind;
-    int multi_pair;      /* ranks [0,pairs) talk to [pairs,2*pairs) */
+    int multi_pair;      /* ranks [0,pairs) talk to [pairs,2*pairs); every
+                            exchange round then starts with a barrier */
+    osu_exchange_fn *exchange;
+    osu_report_fn *report;
+    /* The exchange sets up first and then barriers itself, so the sweep
+     * leaves out its barrier before each size. */
+    int exchange_synchronizes;
+    /* Initiators' r_buf only ever gets acknowledgements: -c checks the
+     * receivers' buffers alone. */
+    int receivers_validate;
 };
 
 struct osu_options {
@@ -68,20 +104,13 @@ struct osu_run {
     int pairs;           /* communicating pairs; 1 for two-rank tests */
 };
 
-/* Sentinel returned by osu_begin() when the benchmark should go on. */
-#define OSU_CONTINUE (-1)
-
 /*
- * Parses options, selects the GPU before MPI_Init as OSU does, calls
- * MPI_Init, checks the process count and prints the header on rank 0.
- * Returns OSU_CONTINUE, or the exit status main() must return (MPI is then
- * already finalized: -h, bad usage, no CUDA support, wrong process count).
+ * The whole program: parses options, selects the GPU, MPI_Init, header,
+ * then for every size of the sweep fills the buffers, (barrier,) runs
+ * bench->exchange, validates under -c and calls bench->report; stops at the
+ * first size that fails validation, finalizes MPI. Returns main()'s status.
  */
-int osu_begin(struct osu_run *run, const struct osu_benchmark *bench,
-              int *argc, char ***argv);
-
-/* Finalizes MPI; returns main()'s exit status (1 if validation failed). */
-int osu_end(struct osu_run *run, long validation_errors);
+int osu_main(const struct osu_benchmark *bench, int argc, char **argv);
 
 /* Partner rank of this rank, or -1 for a rank left out of every pair. */
 int osu_partner(const struct osu_run *run);
@@ -90,29 +119,29 @@ int osu_is_initiator(const struct osu_run *run);
 /* 'H' or 'D': where this rank's buffers live (SRC for initiators). */
 char osu_placement(const struct osu_run *run);
 
-/* Iterations and warmup count for one message size (OSU's large rule). */
-void osu_schedule(const struct osu_run *run, size_t size, int *iterations,
-                  int *skip);
-/* Next size of the sweep: 0, 1, 2, 4, ... */
-size_t osu_next_size(size_t size);
+/* ---- exchanges shared by several programs (osu_exchange_fn shaped) ---- */
 
-/* Buffers of at least 'bytes' (never fewer than 64) in host or device
- * memory; NULL on failure, after a message on stderr. */
-void *osu_buffer_alloc(char placement, size_t bytes);
-void osu_buffer_free(char placement, void *buf);
-/* Writes the pattern that 'sender' sends for messages of 'size' bytes. */
-void osu_buffer_fill_pattern(char placement, void *buf, size_t size,
-                             int sender);
-/* Sets every byte to 'value' (receive buffers start as 'b', as in OSU). */
-void osu_buffer_set(char placement, void *buf, int value, size_t bytes);
-/* Counts bytes that differ from what 'sender' sends for 'size' bytes. */
-long osu_buffer_mismatches(char placement, const void *buf, size_t size,
-                           int sender);
+/* Blocking ping-pong on OSU_TAG_DATA; the mean round trip in seconds. */
+double osu_ping_pong(const struct osu_run *run, const struct osu_buffers *buf,
+                     int count, int iterations, int skip);
+/* The same ping-pong with persistent requests already set up for it:
+ * each message is an MPI_Start and an MPI_Wait. */
+double osu_ping_pong_persistent(const struct osu_run *run, MPI_Request *send,
+                                MPI_Request *recv, int iterations, int skip);
+/* Initiators stream a window of sends and wait for a 4-byte acknowledgement
+ * that the partner sends once it has the whole window; seconds timed. */
+double osu_stream_windows(const struct osu_run *run,
+                          const struct osu_buffers *buf, int count,
+                          int iterations, int skip);
+/* Post -W non-blocking sends (receives) of buf to peer into requests. */
+void osu_isend_window(const struct osu_run *run, const char *buf, int count,
+                      int peer, int tag, MPI_Request *requests);
+void osu_irecv_window(const struct osu_run *run, char *buf, int count,
+                      int peer, int tag, MPI_Request *requests);
 
-/* Sums per-rank error counts over all ranks (every rank gets the total),
- * with point-to-point calls only: the suite needs no collective but
- * MPI_Barrier. */
-long osu_total_errors(const struct osu_run *run, long local_errors);
+/* Report of the latency programs: half the mean round trip, in us. */
+void osu_report_latency(const struct osu_run *run, size_t size,
+                        int iterations, double round_trip, long errors);
 
 /* Rank 0 prints one "%-10zu%20.2f" row, plus "Pass"/"Fail" under -c. */
 void osu_print_row(const struct osu_run *run, size_t size, double value,

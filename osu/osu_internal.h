@@ -35,6 +35,18 @@ int osu_parse_integer(const char *text, long long lo, long long hi,
                       long long *out);
 
 /* osu_device.c */
+/* Buffers of at least 'bytes' (never fewer than 64) in host or device
+ * memory; NULL on failure, after a message on stderr. */
+void *osu_buffer_alloc(char placement, size_t bytes);
+void osu_buffer_free(char placement, void *buf);
+/* Writes the pattern that 'sender' sends for messages of 'size' bytes. */
+void osu_buffer_fill_pattern(char placement, void *buf, size_t size,
+                             int sender);
+/* Sets every byte to 'value' (receive buffers start as 'b', as in OSU). */
+void osu_buffer_set(char placement, void *buf, int value, size_t bytes);
+/* Counts bytes that differ from what 'sender' sends for 'size' bytes. */
+long osu_buffer_mismatches(char placement, const void *buf, size_t size,
+                           int sender);
 /* Node-local rank from the launcher's environment, or -1 if none says. */
 int osu_local_rank_from_env(void);
 /* Selects device (hint % device count) and creates its context; on

@@ -5,6 +5,8 @@
  * threads of one process, so nothing here keeps state in globals or statics:
  * every helper works on its arguments.
  *
+ * Generic helpers (failure lines, malloc) come from test/mpi/mpitest.h.
+ *
  * Device buffers cannot be filled or checked from C without a kernel, so
  * data goes through a pinned host staging buffer with cudaMemcpy.  Every
  * fill is followed by a stream synchronisation: cudaMemcpy from host and
@@ -14,13 +16,14 @@
 #ifndef GPUTEST_H
 #define GPUTEST_H
 
+#include "../mpi/mpitest.h"
+
 #include <mpi.h>
 #ifdef OPEN_MPI
 #include <mpi-ext.h> /* MPIX_Query_cuda_support */
 #endif
 #include <cuda_runtime.h>
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,30 +35,13 @@
 #define GT_POISON 0xA5 /* receive buffers are set to this before a receive */
 #define GT_TAG_MAX 30000
 
-__attribute__((format(printf, 2, 3)))
-static inline int gt_fail(int rank, const char *fmt, ...)
-{
-    char line[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    /* flushed at once: a later MPI_Abort would drop buffered output */
-    printf("FAIL rank %d: %s\n", rank, line);
-    fflush(stdout);
-    return 1;
-}
-
-__attribute__((format(printf, 1, 2)))
-static inline void gt_note(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    fputc('\n', stdout);
-    fflush(stdout);
-}
+/* Failure and note lines, malloc that aborts: the test/mpi helpers (same
+ * output, so logs of both suites read alike) under the names the GPU tests
+ * use. */
+#define gt_fail mt_fail
+#define gt_note mt_note
+#define gt_malloc mt_malloc
+#define gt_zalloc mt_zalloc
 
 /* A CUDA error leaves the device in an unknown (often sticky) state, so the
  * test cannot go on meaningfully: report and abort the job. */
@@ -84,24 +70,6 @@ static inline int gt_mpi_ok(int rank, int rc, const char *what, const char *ctx)
     return gt_fail(rank, "%s: %s returned %d (%s)", ctx, what, rc, msg);
 }
 #define GT_MPI(rank, ctx, call) gt_mpi_ok((rank), (call), #call, (ctx))
-
-static inline void *gt_malloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        printf("FAIL malloc of %zu bytes\n", bytes);
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
-}
-
-static inline void *gt_zalloc(size_t bytes)
-{
-    void *p = gt_malloc(bytes);
-    memset(p, 0, bytes ? bytes : 1);
-    return p;
-}
 
 /* ---- test data -------------------------------------------------------------
  * A message's bytes are a function of a 64-bit seed made from (source,

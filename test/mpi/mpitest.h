@@ -24,7 +24,7 @@
 __attribute__((format(printf, 2, 3)))
 static inline int mt_fail(int rank, const char *fmt, ...)
 {
-    char line[512];
+    char line[640]; /* room for an MPI error string plus the call's text */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);

@@ -14,16 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+#include "unit_check.h"
 
 /* --- a minimal coroutine on top of rank_ctx (with the ASan annotations a
  *     real user of rank_ctx needs) --- */
@@ -285,20 +276,9 @@ static void test_alignment_and_recursion(void)
     coro_fini(&c);
 }
 
-/* A broken switch often shows as a hang: turn it into a failure. */
-static void on_timeout(int sig)
-{
-    (void)sig;
-    static const char msg[] = "FAIL test_ctx: timed out\n";
-    ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)n;
-    _exit(1);
-}
-
 int main(void)
 {
-    signal(SIGALRM, on_timeout);
-    alarm(120);
+    unit_check_watchdog(120, "FAIL test_ctx: timed out\n");
     test_ping_pong();
     test_callee_saved();
 #ifdef TEST_FP_CONTROL
@@ -308,8 +288,7 @@ int main(void)
         test_fp_control();
 #endif
     test_alignment_and_recursion();
-    if (failures) {
-        fprintf(stderr, "test_ctx: %d check(s) failed\n", failures);
+    if (unit_check_summary("test_ctx")) {
         return 1;
     }
     printf("test_ctx: all checks passed (%s)\n",

@@ -6,14 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
+#include "unit_check.h"
 
 /* Compares t's block list with n (offset, length) pairs. */
 static int blocks_are(MPI_Datatype t, int n, const long *pairs)
@@ -219,7 +212,7 @@ int main(void)
     test_subarray();
     test_pack();
     test_refs_and_contents();
-    if (failures)
+    if (unit_check_summary("test_dtype"))
         return 1;
     printf("test_dtype: ok\n");
     return 0;

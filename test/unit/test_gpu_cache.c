@@ -32,16 +32,7 @@ void ucm_event_enter(void);
 void ucm_event_leave(void);
 void ucm_event_dispatch(ucm_event_type_t type, ucm_event_t *event);
 
-static int failures;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-        }                                                                 \
-    } while (0)
+#include "unit_check.h"
 
 #define KiB ((uintptr_t)1024)
 #define MiB (1024 * KiB)
@@ -879,8 +870,7 @@ int main(void)
 
     test_fake_driver();
 
-    if (failures) {
-        fprintf(stderr, "test_gpu_cache: %d failures\n", failures);
+    if (unit_check_summary("test_gpu_cache")) {
         return 1;
     }
     if (skip) {

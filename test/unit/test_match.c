@@ -6,14 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
+#include "unit_check.h"
 
 static p2p_mentry_t entry(uint32_t ctx, int src, int tag)
 {
@@ -101,8 +94,7 @@ int main(void)
     test_posted_order();
     test_posted_context_and_keys();
     test_unexpected();
-    if (failures) {
-        fprintf(stderr, "test_match: %d failures\n", failures);
+    if (unit_check_summary("test_match")) {
         return 1;
     }
     printf("test_match: ok\n");

@@ -5,17 +5,9 @@
 
 #include <stdio.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            if (++failures <= 20) { /* the first few tell the story */  \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-                fprintf(stderr, __VA_ARGS__);                              \
-                fputc('\n', stderr);                                       \
-            }                                                              \
-        }                                                                  \
-    } while (0)
+/* Every (V, P) grid repeats a broken rule: the first few tell the story. */
+#define UNIT_CHECK_PRINT_LIMIT 20
+#include "unit_check.h"
 
 static void check_grid(int v, int p)
 {
@@ -56,8 +48,7 @@ int main(void)
         CHECK(rank_place_count(10, 4, proc) == want[proc], "V=10 P=4 proc %d: %d ranks",
               proc, rank_place_count(10, 4, proc));
 
-    if (failures) {
-        fprintf(stderr, "test_place: %d check(s) failed\n", failures);
+    if (unit_check_summary("test_place")) {
         return 1;
     }
     printf("test_place: all checks passed\n");

@@ -16,16 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+#include "unit_check.h"
 
 enum { SMALL_STACK = 64 << 10 };
 
@@ -382,20 +373,9 @@ static void test_fatal(void)
     CHECK(strstr(r.err, "deadlock: all 2 remaining ranks"), "deadlock child said: [%s]", r.err);
 }
 
-/* A scheduling bug usually shows as a hang: turn it into a failure. */
-static void on_timeout(int sig)
-{
-    (void)sig;
-    static const char msg[] = "FAIL test_sched: timed out (a ULT was never woken?)\n";
-    ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)n;
-    _exit(1);
-}
-
 int main(void)
 {
-    signal(SIGALRM, on_timeout);
-    alarm(120);
+    unit_check_watchdog(120, "FAIL test_sched: timed out (a ULT was never woken?)\n");
     /* Before any stack is created: the default is read once. */
     setenv("AMPI_STACK_SIZE", "256K", 1);
     test_ring();
@@ -403,8 +383,7 @@ int main(void)
     test_wake_before_block();
     test_stack_sizes((size_t)256 << 10);
     test_fatal();
-    if (failures) {
-        fprintf(stderr, "test_sched: %d check(s) failed\n", failures);
+    if (unit_check_summary("test_sched")) {
         return 1;
     }
     printf("test_sched: all checks passed\n");

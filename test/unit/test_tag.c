@@ -4,14 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-static int failures;
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
+#include "unit_check.h"
 
 int main(void)
 {
@@ -41,7 +34,7 @@ int main(void)
     CHECK(ucx_tag_pe(wrapped) == 5 && ucx_tag_counter(wrapped) == 0);
     /* distinct (pe, counter) pairs give distinct tags */
     CHECK(ucx_tag_make(UCX_TAG_PAYLOAD, 1, 2) != ucx_tag_make(UCX_TAG_PAYLOAD, 2, 1));
-    if (failures)
+    if (unit_check_summary("test_tag"))
         return 1;
     printf("test_tag: ok\n");
     return 0;
