@@ -57,6 +57,9 @@ static inline int coll_check_buf(const void *buf, int count, MPI_Datatype dt)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     if (count > 0 && dt_size(dt) > 0 && (!buf || buf == MPI_IN_PLACE))
         return MPI_ERR_BUFFER;
+    /* the algorithms read and reduce with the CPU: a clear error, not a crash */
+    if (count > 0 && UTIL_UNLIKELY(p2p_is_device(buf, 1)))
+        return MPI_ERR_UNSUPPORTED_OPERATION;
     return MPI_SUCCESS;
 }
 

@@ -1,26 +1,25 @@
-/* MPI_Allgather, MPI_Allgatherv: ring.  Every rank places its block, then
+/* MPI_Allgather(v), MPI_Iallgather(v): ring.  Every rank places its block, then
  * in step k sends block (me - k) to its right neighbour and receives block
  * (me - k - 1) from its left one, straight into recvbuf: n-1 steps, each
  * rank sends and receives every other block once, any n and any block
  * sizes.  (Recursive doubling would need fewer steps for small blocks.) */
-#include "coll/coll.h"
+#include "coll/coll_nb.h"
 
-static int ring(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl)
+static int ring(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     int right = (me + 1) % n, left = (me - 1 + n) % n;
     for (int k = 0; k < n - 1; k++) {
         int sb = (me - k + n) % n, rb = (me - k - 1 + n) % n;
         coll_keep_err(&err, coll_sendrecv(r, c, coll_lay_at(rl, rbuf, sb), coll_lay_bytes(rl, sb), right,
-                                          coll_lay_at(rl, rbuf, rb), coll_lay_bytes(rl, rb), left,
-                                          COLL_TAG_ALLGATHER));
+                                          coll_lay_at(rl, rbuf, rb), coll_lay_bytes(rl, rb), left, tag));
     }
     return err;
 }
 
 /* Places our own block (unless in place) and runs the ring. */
 static int allgather(p2p_rank_t *r, comm_t *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, const coll_layout_t *rl)
+                     void *recvbuf, const coll_layout_t *rl, int tag)
 {
     int err = MPI_SUCCESS;
     if (sendbuf != MPI_IN_PLACE) {
@@ -29,7 +28,7 @@ static int allgather(p2p_rank_t *r, comm_t *c, const void *sendbuf, int sendcoun
         if (sbytes != room) /* every block travels with the receiver's size */
             err = sbytes > room ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
     }
-    coll_keep_err(&err, ring(r, c, recvbuf, rl));
+    coll_keep_err(&err, ring(r, c, recvbuf, rl, tag));
     return err;
 }
 
@@ -43,7 +42,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         err = coll_check_buf(recvbuf, recvcount, recvtype);
     COLL_CHECK(c, err, err, "MPI_Allgather");
     coll_layout_t rl = { .count = (size_t)recvcount, .dt = recvtype };
-    err = allgather(r, c, sendbuf, sendcount, sendtype, recvbuf, &rl);
+    err = allgather(r, c, sendbuf, sendcount, sendtype, recvbuf, &rl, COLL_TAG_ALLGATHER);
     COLL_CHECK(c, err, err, "MPI_Allgather");
     return MPI_SUCCESS;
 }
@@ -58,7 +57,48 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);
     COLL_CHECK(c, err, err, "MPI_Allgatherv");
     coll_layout_t rl = { .counts = recvcounts, .displs = displs, .dt = recvtype };
-    err = allgather(r, c, sendbuf, sendcount, sendtype, recvbuf, &rl);
+    err = allgather(r, c, sendbuf, sendcount, sendtype, recvbuf, &rl, COLL_TAG_ALLGATHER);
     COLL_CHECK(c, err, err, "MPI_Allgatherv");
+    return MPI_SUCCESS;
+}
+
+/* The nonblocking forms: rcounts == NULL means uniform blocks of rcount. */
+static int run_allgather(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };
+    return allgather(r, c, a->sbuf, a->scount, a->sdt, a->rbuf, &rl, tag);
+}
+
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Iallgather");
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    if (!err)
+        err = coll_check_buf(recvbuf, recvcount, recvtype);
+    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
+                         .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };
+    if (!err)
+        err = coll_nb_start(r, c, run_allgather, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Iallgather");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Iallgatherv");
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    if (!err)
+        err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);
+    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcounts = recvcounts,
+                         .rdispls = displs, .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
+                         .rdt = recvtype };
+    if (!err)
+        err = coll_nb_start(r, c, run_allgather, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Iallgatherv");
     return MPI_SUCCESS;
 }

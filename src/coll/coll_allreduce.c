@@ -1,4 +1,4 @@
-/* MPI_Allreduce.  Ranks beyond the largest power of two p <= n fold in
+/* MPI_Allreduce, MPI_Iallreduce.  Ranks beyond the largest power of two p <= n fold in
  * first: of the first 2*(n-p) ranks each even one hands its data to the odd
  * one above it and waits for the result, so p ranks remain, numbered in
  * rank order.  Among those:
@@ -9,8 +9,7 @@
  *    halving, then allgather by recursive doubling (Rabenseifner): each
  *    rank moves about 2x the vector instead of log2(p) x.  Every block is
  *    reduced on one rank only, so all ranks again get identical bits. */
-#include "coll/coll.h"
-#include "coll/coll_op.h"
+#include "coll/coll_nb.h"
 
 #include <stdlib.h>
 
@@ -24,6 +23,7 @@ typedef struct ar {
     MPI_Datatype dt;
     size_t count, bytes;
     int pof2, rem;
+    int tag;
     void *acc, *tmp; /* acc holds our data; tmp receives */
 } ar_t;
 
@@ -35,8 +35,7 @@ static int recursive_doubling(ar_t *a, int v)
     int err = MPI_SUCCESS;
     for (int mask = 1; mask < a->pof2; mask <<= 1) {
         int peer = real_rank(a, v ^ mask);
-        coll_keep_err(&err, coll_sendrecv(a->r, a->c, a->acc, a->bytes, peer, a->tmp, a->bytes, peer,
-                                          COLL_TAG_ALLREDUCE));
+        coll_keep_err(&err, coll_sendrecv(a->r, a->c, a->acc, a->bytes, peer, a->tmp, a->bytes, peer, a->tag));
         coll_op_combine(a->op, &a->acc, &a->tmp, peer < a->c->rank, a->count);
     }
     return err;
@@ -54,7 +53,7 @@ static int exchange_blocks(ar_t *a, int peer, int send_lo, int send_hi, void *rb
     size_t s0 = block_start(a, send_lo), s1 = block_start(a, send_hi);
     size_t r0 = block_start(a, recv_lo), r1 = block_start(a, recv_hi);
     return coll_sendrecv(a->r, a->c, coll_at(a->acc, s0, a->dt), coll_bytes(s1 - s0, a->dt), peer,
-                         coll_at(rbuf, r0, a->dt), coll_bytes(r1 - r0, a->dt), peer, COLL_TAG_ALLREDUCE);
+                         coll_at(rbuf, r0, a->dt), coll_bytes(r1 - r0, a->dt), peer, a->tag);
 }
 
 static int halving_doubling(ar_t *a, int v)
@@ -82,10 +81,12 @@ static int halving_doubling(ar_t *a, int v)
     return err;
 }
 
-static int allreduce(p2p_rank_t *r, comm_t *c, void *buf, size_t count, MPI_Datatype dt, const coll_op_t *op)
+static int allreduce(p2p_rank_t *r, comm_t *c, void *buf, size_t count, MPI_Datatype dt, const coll_op_t *op,
+                     int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
-    ar_t a = { .r = r, .c = c, .op = op, .dt = dt, .count = count, .bytes = coll_bytes(count, dt), .acc = buf };
+    ar_t a = { .r = r, .c = c, .op = op, .dt = dt, .count = count, .bytes = coll_bytes(count, dt), .acc = buf,
+               .tag = tag };
     if (n == 1 || a.bytes == 0)
         return MPI_SUCCESS;
     a.pof2 = 1;
@@ -95,10 +96,10 @@ static int allreduce(p2p_rank_t *r, comm_t *c, void *buf, size_t count, MPI_Data
     void *scratch = a.tmp = coll_malloc(a.bytes);
     int v; /* our number among the pof2 remaining ranks, -1 if folded in */
     if (me < 2 * a.rem && !(me & 1)) {
-        coll_keep_err(&err, coll_send(r, c, a.acc, a.bytes, me + 1, COLL_TAG_ALLREDUCE));
+        coll_keep_err(&err, coll_send(r, c, a.acc, a.bytes, me + 1, tag));
         v = -1;
     } else if (me < 2 * a.rem) {
-        coll_keep_err(&err, coll_recv(r, c, a.tmp, a.bytes, me - 1, COLL_TAG_ALLREDUCE));
+        coll_keep_err(&err, coll_recv(r, c, a.tmp, a.bytes, me - 1, tag));
         coll_op_combine(op, &a.acc, &a.tmp, true, count);
         v = me / 2;
     } else {
@@ -109,11 +110,24 @@ static int allreduce(p2p_rank_t *r, comm_t *c, void *buf, size_t count, MPI_Data
         coll_keep_err(&err, halving ? halving_doubling(&a, v) : recursive_doubling(&a, v));
     }
     if (me < 2 * a.rem && (me & 1))
-        coll_keep_err(&err, coll_send(r, c, a.acc, a.bytes, me - 1, COLL_TAG_ALLREDUCE));
+        coll_keep_err(&err, coll_send(r, c, a.acc, a.bytes, me - 1, tag));
     else if (me < 2 * a.rem)
-        coll_keep_err(&err, coll_recv(r, c, a.acc, a.bytes, me + 1, COLL_TAG_ALLREDUCE));
+        coll_keep_err(&err, coll_recv(r, c, a.acc, a.bytes, me + 1, tag));
     coll_copy(buf, a.acc, a.bytes); /* the swaps may have left the result in scratch */
     free(scratch);
+    return err;
+}
+
+/* Checks the arguments and resolves the op; *in: the input buffer. */
+static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, const void **in,
+                 coll_op_t *o)
+{
+    *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    int err = coll_check_buf(*in, count, datatype);
+    if (!err)
+        err = coll_check_buf(recvbuf, count, datatype);
+    if (!err)
+        err = coll_op_resolve(op, datatype, o);
     return err;
 }
 
@@ -122,16 +136,31 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Allreduce");
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int err = coll_check_buf(in, count, datatype);
-    if (!err)
-        err = coll_check_buf(recvbuf, count, datatype);
+    const void *in;
     coll_op_t o;
-    if (!err)
-        err = coll_op_resolve(op, datatype, &o);
+    int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
     coll_copy(recvbuf, in, coll_bytes((size_t)count, datatype));
-    err = allreduce(r, c, recvbuf, (size_t)count, datatype, &o);
+    err = allreduce(r, c, recvbuf, (size_t)count, datatype, &o, COLL_TAG_ALLREDUCE);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
+    return MPI_SUCCESS;
+}
+
+static int run_allreduce(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    coll_copy(a->rbuf, a->sbuf, coll_bytes(a->count, a->op.dt));
+    return allreduce(r, c, a->rbuf, a->count, a->op.dt, &a->op, tag);
+}
+
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Iallreduce");
+    coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count };
+    int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op);
+    if (!err)
+        err = coll_nb_start(r, c, run_allreduce, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Iallreduce");
     return MPI_SUCCESS;
 }

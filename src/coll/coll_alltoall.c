@@ -1,17 +1,17 @@
-/* MPI_Alltoall, MPI_Alltoallv: pairwise exchange.  In step k (1..n-1) a
+/* MPI_Alltoall(v), MPI_Ialltoall(v): pairwise exchange.  In step k (1..n-1) a
  * rank sends its block for (me + k) and receives the block of (me - k), so
  * every rank talks to a different partner in each step; WINDOW steps are
  * in flight at a time so that latency overlaps without flooding the
  * network with n messages at once.  MPI_IN_PLACE: the recv buffer is the
  * input too, so it is first copied to scratch space. */
-#include "coll/coll.h"
+#include "coll/coll_nb.h"
 
 #include <stdlib.h>
 
 #define WINDOW 8
 
 static int pairwise(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf,
-                    const coll_layout_t *rl)
+                    const coll_layout_t *rl, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     size_t sb = coll_lay_bytes(sl, me), rb = coll_lay_bytes(rl, me);
@@ -23,13 +23,11 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layou
         int nreq = 0;
         for (int k = k0; k < n && k < k0 + WINDOW; k++) {
             int src = (me - k + n) % n;
-            reqs[nreq++] = coll_irecv(r, c, coll_lay_at(rl, rbuf, src), coll_lay_bytes(rl, src), src,
-                                      COLL_TAG_ALLTOALL);
+            reqs[nreq++] = coll_irecv(r, c, coll_lay_at(rl, rbuf, src), coll_lay_bytes(rl, src), src, tag);
         }
         for (int k = k0; k < n && k < k0 + WINDOW; k++) {
             int dst = (me + k) % n;
-            reqs[nreq++] = coll_isend(r, c, coll_lay_at(sl, sbuf, dst), coll_lay_bytes(sl, dst), dst,
-                                      COLL_TAG_ALLTOALL);
+            reqs[nreq++] = coll_isend(r, c, coll_lay_at(sl, sbuf, dst), coll_lay_bytes(sl, dst), dst, tag);
         }
         coll_keep_err(&err, coll_waitall(reqs, nreq));
     }
@@ -39,7 +37,7 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layou
 /* MPI_IN_PLACE: what each rank sends lies in rbuf under the receive
  * layout, so the part of rbuf the layout covers is saved first and sent
  * from the copy. */
-static int in_place(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl)
+static int in_place(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl, int tag)
 {
     ptrdiff_t lo = 0, hi = 0, ext = dt_extent(rl->dt); /* elements, from rbuf */
     for (int i = 0; i < c->size; i++) {
@@ -53,15 +51,15 @@ static int in_place(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *r
     size_t bytes = (size_t)(hi - lo) * (size_t)ext;
     char *copy = coll_malloc(bytes);
     coll_copy(copy, (char *)rbuf + lo * ext, bytes);
-    int err = pairwise(r, c, copy - lo * ext, rl, rbuf, rl); /* lo <= 0: inside the copy */
+    int err = pairwise(r, c, copy - lo * ext, rl, rbuf, rl, tag); /* lo <= 0: inside the copy */
     free(copy);
     return err;
 }
 
 static int alltoall(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf,
-                    const coll_layout_t *rl)
+                    const coll_layout_t *rl, int tag)
 {
-    return sbuf == MPI_IN_PLACE ? in_place(r, c, rbuf, rl) : pairwise(r, c, sbuf, sl, rbuf, rl);
+    return sbuf == MPI_IN_PLACE ? in_place(r, c, rbuf, rl, tag) : pairwise(r, c, sbuf, sl, rbuf, rl, tag);
 }
 
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -75,7 +73,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     COLL_CHECK(c, err, err, "MPI_Alltoall");
     coll_layout_t sl = { .count = (size_t)sendcount, .dt = sendtype };
     coll_layout_t rl = { .count = (size_t)recvcount, .dt = recvtype };
-    err = alltoall(r, c, sendbuf, &sl, recvbuf, &rl);
+    err = alltoall(r, c, sendbuf, &sl, recvbuf, &rl, COLL_TAG_ALLTOALL);
     COLL_CHECK(c, err, err, "MPI_Alltoall");
     return MPI_SUCCESS;
 }
@@ -93,7 +91,50 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     COLL_CHECK(c, err, err, "MPI_Alltoallv");
     coll_layout_t sl = { .counts = sendcounts, .displs = sdispls, .dt = sendtype };
     coll_layout_t rl = { .counts = recvcounts, .displs = rdispls, .dt = recvtype };
-    err = alltoall(r, c, sendbuf, &sl, recvbuf, &rl);
+    err = alltoall(r, c, sendbuf, &sl, recvbuf, &rl, COLL_TAG_ALLTOALL);
     COLL_CHECK(c, err, err, "MPI_Alltoallv");
+    return MPI_SUCCESS;
+}
+
+/* The nonblocking forms: counts == NULL means uniform blocks. */
+static int run_alltoall(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    coll_layout_t sl = { .counts = a->scounts, .displs = a->sdispls, .count = (size_t)a->scount, .dt = a->sdt };
+    coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };
+    return alltoall(r, c, a->sbuf, &sl, a->rbuf, &rl, tag);
+}
+
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Ialltoall");
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    if (!err)
+        err = coll_check_buf(recvbuf, recvcount, recvtype);
+    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
+                         .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };
+    if (!err)
+        err = coll_nb_start(r, c, run_alltoall, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Ialltoall");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Ialltoallv");
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS
+                                      : coll_check_vec(sendbuf, sendcounts, sdispls, c->size, sendtype);
+    if (!err)
+        err = coll_check_vec(recvbuf, recvcounts, rdispls, c->size, recvtype);
+    coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .rbuf = recvbuf,
+                         .rcounts = recvcounts, .rdispls = rdispls,
+                         .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };
+    if (!err)
+        err = coll_nb_start(r, c, run_alltoall, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Ialltoallv");
     return MPI_SUCCESS;
 }

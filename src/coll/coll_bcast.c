@@ -1,8 +1,8 @@
-/* MPI_Bcast: binomial tree over ranks relative to the root.  A rank
+/* MPI_Bcast, MPI_Ibcast: binomial tree over ranks relative to the root.  A rank
  * receives once from its parent (relative rank with its lowest set bit
  * cleared), then sends to its children, largest subtree first, so the
  * deepest part of the tree starts earliest. */
-#include "coll/coll.h"
+#include "coll/coll_nb.h"
 
 int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
 {
@@ -27,14 +27,38 @@ int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int 
     return err ? err : serr;
 }
 
+static int check(const comm_t *c, const void *buffer, int count, MPI_Datatype datatype, int root)
+{
+    if (root < 0 || root >= c->size)
+        return MPI_ERR_ROOT;
+    return coll_check_buf(buffer, count, datatype);
+}
+
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Bcast");
-    COLL_CHECK(c, root < 0 || root >= c->size, MPI_ERR_ROOT, "MPI_Bcast");
-    int err = coll_check_buf(buffer, count, datatype);
+    int err = check(c, buffer, count, datatype, root);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     err = coll_bcast(r, c, buffer, coll_bytes((size_t)count, datatype), root, COLL_TAG_BCAST);
     COLL_CHECK(c, err, err, "MPI_Bcast");
+    return MPI_SUCCESS;
+}
+
+static int run_bcast(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    return coll_bcast(r, c, a->rbuf, a->count, a->root, tag);
+}
+
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Ibcast");
+    int err = check(c, buffer, count, datatype, root);
+    if (!err) {
+        coll_nb_args_t a = { .rbuf = buffer, .count = coll_bytes((size_t)count, datatype), .root = root };
+        err = coll_nb_start(r, c, run_bcast, &a, request);
+    }
+    COLL_CHECK(c, err, err, "MPI_Ibcast");
     return MPI_SUCCESS;
 }

@@ -1,8 +1,8 @@
-/* MPI_Gather, MPI_Gatherv: linear.  The root posts one receive per rank
+/* MPI_Gather(v), MPI_Igather(v): linear.  The root posts one receive per rank
  * straight into its block of recvbuf and copies its own block; the others
  * send once.  (A binomial tree would cut the root's message count for
  * small blocks; correctness first.) */
-#include "coll/coll.h"
+#include "coll/coll_nb.h"
 
 #include <stdlib.h>
 
@@ -67,5 +67,49 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     err = coll_gather(r, c, in_place ? NULL : sendbuf, in_place ? 0 : coll_bytes((size_t)sendcount, sendtype),
                       recvbuf, &rl, root, COLL_TAG_GATHER);
     COLL_CHECK(c, err, err, "MPI_Gatherv");
+    return MPI_SUCCESS;
+}
+
+/* The nonblocking forms: rcounts == NULL means uniform blocks of rcount. */
+static int run_gather(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    return coll_gather(r, c, in_place ? NULL : a->sbuf, in_place ? 0 : coll_bytes((size_t)a->scount, a->sdt),
+                       a->rbuf, &rl, a->root, tag);
+}
+
+#pragma weak MPI_Igather = PMPI_Igather
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Igather");
+    int err = check_send(c, sendbuf, sendcount, sendtype, root);
+    if (!err && c->rank == root)
+        err = coll_check_buf(recvbuf, recvcount, recvtype);
+    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
+                         .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
+                         .rdt = coll_nb_type(c->rank == root, recvtype), .root = root };
+    if (!err)
+        err = coll_nb_start(r, c, run_gather, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Igather");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Igatherv");
+    int err = check_send(c, sendbuf, sendcount, sendtype, root);
+    if (!err && c->rank == root)
+        err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);
+    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcounts = recvcounts,
+                         .rdispls = displs, .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
+                         .rdt = coll_nb_type(c->rank == root, recvtype), .root = root };
+    if (!err)
+        err = coll_nb_start(r, c, run_gather, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Igatherv");
     return MPI_SUCCESS;
 }

@@ -1,4 +1,4 @@
-/* MPI_Reduce_scatter_block, MPI_Reduce_scatter.  The input vector is cut
+/* MPI_(I)reduce_scatter_block, MPI_(I)reduce_scatter.  The input vector is cut
  * into per-rank blocks in rank order; rank i gets the reduction of block i.
  *  - commutative ops: pairwise exchange.  In step k a rank sends its input
  *    block for (me + k) to that rank and folds the block received from
@@ -6,13 +6,12 @@
  *    each rank sends the vector once;
  *  - non-commutative ops: reduce the whole vector to rank 0 in rank order,
  *    then scatter the blocks. */
-#include "coll/coll.h"
-#include "coll/coll_op.h"
+#include "coll/coll_nb.h"
 
 #include <stdlib.h>
 
 static int pairwise(p2p_rank_t *r, comm_t *c, const void *in, void *out, const coll_layout_t *l,
-                    const coll_op_t *op)
+                    const coll_op_t *op, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     size_t mine = coll_lay_count(l, me), bytes = coll_lay_bytes(l, me);
@@ -21,7 +20,7 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *in, void *out, const c
     for (int k = 1; k < n; k++) {
         int dst = (me + k) % n, src = (me - k + n) % n;
         coll_keep_err(&err, coll_sendrecv(r, c, coll_lay_at(l, in, dst), coll_lay_bytes(l, dst), dst, tmp, bytes,
-                                          src, COLL_TAG_REDSCAT));
+                                          src, tag));
         coll_op_apply(op, tmp, acc, mine);
     }
     coll_copy(out, acc, bytes);
@@ -31,32 +30,54 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *in, void *out, const c
 }
 
 static int via_root(p2p_rank_t *r, comm_t *c, const void *in, void *out, const coll_layout_t *l,
-                    size_t total, const coll_op_t *op)
+                    size_t total, const coll_op_t *op, int tag)
 {
     void *full = c->rank == 0 ? coll_malloc(coll_bytes(total, l->dt)) : NULL;
-    int err = coll_reduce(r, c, in, full, total, l->dt, op, 0, COLL_TAG_REDSCAT);
-    coll_keep_err(&err, coll_scatter(r, c, full, l, out, coll_lay_bytes(l, c->rank), 0, COLL_TAG_REDSCAT));
+    int err = coll_reduce(r, c, in, full, total, l->dt, op, 0, tag);
+    coll_keep_err(&err, coll_scatter(r, c, full, l, out, coll_lay_bytes(l, c->rank), 0, tag));
     free(full);
     return err;
 }
 
-/* in == MPI_IN_PLACE: the input is in out, and our block goes to its start. */
-static int reduce_scatter(p2p_rank_t *r, comm_t *c, const void *in, void *out, const coll_layout_t *l,
-                          size_t total, MPI_Op op_handle, const char *fn)
+/* in == MPI_IN_PLACE: the input is in out, and our block goes to its start.
+ * counts: each rank's block (MPI_Reduce_scatter), or NULL for blocks of
+ * `count` elements (MPI_Reduce_scatter_block).  Returns an error class. */
+static int reduce_scatter(p2p_rank_t *r, comm_t *c, const void *in, void *out, const int *counts, int count,
+                          const coll_op_t *op, int tag)
 {
-    coll_op_t op;
-    int err = coll_op_resolve(op_handle, l->dt, &op);
-    COLL_CHECK(c, err, err, fn);
+    int n = c->size, err = MPI_SUCCESS;
+    coll_layout_t l = { .counts = counts, .count = (size_t)count, .dt = op->dt };
+    size_t total = (size_t)count * (size_t)n, *offs = NULL;
+    if (counts) { /* offsets in size_t: the total may pass INT_MAX */
+        offs = coll_malloc((size_t)n * sizeof *offs);
+        total = 0;
+        for (int i = 0; i < n; i++) {
+            offs[i] = total;
+            total += (size_t)counts[i];
+        }
+        l.offs = offs;
+    }
     if (in == MPI_IN_PLACE)
         in = out;
-    if (c->size == 1)
-        coll_copy(out, in, coll_bytes(total, l->dt));
-    else if (op.commute)
-        err = pairwise(r, c, in, out, l, &op);
+    if (n == 1)
+        coll_copy(out, in, coll_bytes(total, l.dt));
+    else if (op->commute)
+        err = pairwise(r, c, in, out, &l, op, tag);
     else
-        err = via_root(r, c, in, out, l, total, &op);
-    COLL_CHECK(c, err, err, fn);
-    return MPI_SUCCESS;
+        err = via_root(r, c, in, out, &l, total, op, tag);
+    free(offs);
+    return err;
+}
+
+static int check_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                       coll_op_t *o)
+{
+    int err = coll_check_buf(recvbuf, recvcount, datatype);
+    if (!err && sendbuf != MPI_IN_PLACE)
+        err = coll_check_buf(sendbuf, recvcount, datatype);
+    if (!err)
+        err = coll_op_resolve(op, datatype, o);
+    return err;
 }
 
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
@@ -64,13 +85,31 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Op op, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Reduce_scatter_block");
-    size_t total = (size_t)recvcount * (size_t)c->size;
-    int err = coll_check_buf(recvbuf, recvcount, datatype);
-    if (!err && sendbuf != MPI_IN_PLACE)
-        err = coll_check_buf(sendbuf, recvcount, datatype);
+    coll_op_t o;
+    int err = check_block(sendbuf, recvbuf, recvcount, datatype, op, &o);
+    if (!err)
+        err = reduce_scatter(r, c, sendbuf, recvbuf, NULL, recvcount, &o, COLL_TAG_REDSCAT);
     COLL_CHECK(c, err, err, "MPI_Reduce_scatter_block");
-    coll_layout_t l = { .count = (size_t)recvcount, .dt = datatype };
-    return reduce_scatter(r, c, sendbuf, recvbuf, &l, total, op, "MPI_Reduce_scatter_block");
+    return MPI_SUCCESS;
+}
+
+static int check_vec(const comm_t *c, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                     MPI_Datatype datatype, MPI_Op op, coll_op_t *o)
+{
+    if (!recvcounts)
+        return MPI_ERR_ARG;
+    size_t total = 0;
+    for (int i = 0; i < c->size; i++) {
+        if (recvcounts[i] < 0)
+            return MPI_ERR_COUNT;
+        total += (size_t)recvcounts[i];
+    }
+    int err = coll_check_buf(recvbuf, recvcounts[c->rank], datatype);
+    if (!err && total && (sendbuf == NULL || (sendbuf == MPI_IN_PLACE && recvbuf == NULL)))
+        err = MPI_ERR_BUFFER;
+    if (!err)
+        err = coll_op_resolve(op, datatype, o);
+    return err;
 }
 
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
@@ -78,22 +117,41 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Op op, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Reduce_scatter");
-    int n = c->size;
-    COLL_CHECK(c, !recvcounts, MPI_ERR_ARG, "MPI_Reduce_scatter");
-    size_t total = 0;
-    for (int i = 0; i < n; i++) {
-        COLL_CHECK(c, recvcounts[i] < 0, MPI_ERR_COUNT, "MPI_Reduce_scatter");
-        total += (size_t)recvcounts[i];
-    }
-    int err = coll_check_buf(recvbuf, recvcounts[c->rank], datatype);
-    if (!err && total && (sendbuf == NULL || (sendbuf == MPI_IN_PLACE && recvbuf == NULL)))
-        err = MPI_ERR_BUFFER;
+    coll_op_t o;
+    int err = check_vec(c, sendbuf, recvbuf, recvcounts, datatype, op, &o);
+    if (!err)
+        err = reduce_scatter(r, c, sendbuf, recvbuf, recvcounts, 0, &o, COLL_TAG_REDSCAT);
     COLL_CHECK(c, err, err, "MPI_Reduce_scatter");
-    size_t *offs = coll_malloc((size_t)n * sizeof *offs);
-    for (size_t i = 0, at = 0; i < (size_t)n; at += (size_t)recvcounts[i], i++)
-        offs[i] = at;
-    coll_layout_t l = { .counts = recvcounts, .offs = offs, .dt = datatype };
-    err = reduce_scatter(r, c, sendbuf, recvbuf, &l, total, op, "MPI_Reduce_scatter");
-    free(offs);
-    return err;
+    return MPI_SUCCESS;
+}
+
+static int run_reduce_scatter(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    return reduce_scatter(r, c, a->sbuf, a->rbuf, a->rcounts, a->rcount, &a->op, tag);
+}
+
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Ireduce_scatter_block");
+    coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount };
+    int err = check_block(sendbuf, recvbuf, recvcount, datatype, op, &a.op);
+    if (!err)
+        err = coll_nb_start(r, c, run_reduce_scatter, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Ireduce_scatter_block");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Ireduce_scatter");
+    coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts };
+    int err = check_vec(c, sendbuf, recvbuf, recvcounts, datatype, op, &a.op);
+    if (!err)
+        err = coll_nb_start(r, c, run_reduce_scatter, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Ireduce_scatter");
+    return MPI_SUCCESS;
 }

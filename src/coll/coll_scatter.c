@@ -1,7 +1,7 @@
-/* MPI_Scatter, MPI_Scatterv: linear.  The root starts one send per rank
+/* MPI_Scatter(v), MPI_Iscatter(v): linear.  The root starts one send per rank
  * from that rank's block of sendbuf and copies its own block; the others
  * receive once. */
-#include "coll/coll.h"
+#include "coll/coll_nb.h"
 
 #include <stdlib.h>
 
@@ -66,5 +66,49 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     err = coll_scatter(r, c, sendbuf, &sl, in_place ? NULL : recvbuf,
                        in_place ? 0 : coll_bytes((size_t)recvcount, recvtype), root, COLL_TAG_SCATTER);
     COLL_CHECK(c, err, err, "MPI_Scatterv");
+    return MPI_SUCCESS;
+}
+
+/* The nonblocking forms: scounts == NULL means uniform blocks of scount. */
+static int run_scatter(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    coll_layout_t sl = { .counts = a->scounts, .displs = a->sdispls, .count = (size_t)a->scount, .dt = a->sdt };
+    bool in_place = a->rbuf == MPI_IN_PLACE;
+    return coll_scatter(r, c, a->sbuf, &sl, in_place ? NULL : a->rbuf,
+                        in_place ? 0 : coll_bytes((size_t)a->rcount, a->rdt), a->root, tag);
+}
+
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Iscatter");
+    int err = check_recv(c, recvbuf, recvcount, recvtype, root);
+    if (!err && c->rank == root)
+        err = coll_check_buf(sendbuf, sendcount, sendtype);
+    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
+                         .sdt = coll_nb_type(c->rank == root, sendtype),
+                         .rdt = coll_nb_type(recvbuf != MPI_IN_PLACE, recvtype), .root = root };
+    if (!err)
+        err = coll_nb_start(r, c, run_scatter, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Iscatter");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    COLL_ENTER(r, c, comm, "MPI_Iscatterv");
+    int err = check_recv(c, recvbuf, recvcount, recvtype, root);
+    if (!err && c->rank == root)
+        err = coll_check_vec(sendbuf, sendcounts, displs, c->size, sendtype);
+    coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .rbuf = recvbuf,
+                         .rcount = recvcount, .sdt = coll_nb_type(c->rank == root, sendtype),
+                         .rdt = coll_nb_type(recvbuf != MPI_IN_PLACE, recvtype), .root = root };
+    if (!err)
+        err = coll_nb_start(r, c, run_scatter, &a, request);
+    COLL_CHECK(c, err, err, "MPI_Iscatterv");
     return MPI_SUCCESS;
 }

@@ -4,6 +4,7 @@
  * rank placed on this process, runs the PE scheduler until every rank has
  * returned, then flushes, fences and tears everything down. */
 #include "pt2pt/p2p_api.h"
+#include "coll/coll_nb.h"
 #include "gpu/gpu.h"
 #include "rank/rank_place.h"
 #include "ucx/ucx_pmix.h"
@@ -121,6 +122,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     }
 
     rank_pe_run(&p2p_proc.pe);
+    coll_nb_fini(); /* helper threads of nonblocking collectives that finished last */
 
     int status = 0;
     for (int i = 0; i < p2p_proc.nlocal; i++) {

@@ -1,0 +1,164 @@
+/* Nonblocking collectives on helper user-level threads.
+ *
+ * MPI_Ixxx creates a ULT on the caller's PE that runs the blocking
+ * algorithm (coll_nb_fn) and then completes the user's request.  The
+ * helper's `user` is the calling rank, so p2p_self() inside it is that rank
+ * and its point-to-point steps run as the rank; requests wake the thread
+ * that made them, so the helper blocks on its own messages while the rank
+ * goes on.  The user's request is a SEND-kind request (empty status) with
+ * one pending part, finished by the helper: MPI_Wait/Test work unchanged.
+ *
+ * Matching: every rank starts the collectives of a communicator in the
+ * same order, so a per-(rank, communicator) counter gives each nonblocking
+ * collective the same sequence number on every member, and its tags come
+ * from that number: outstanding collectives never take each other's
+ * messages.  Blocking collectives keep their fixed tags, which lie below
+ * every nonblocking tag; one rank runs at most one of them at a time, and
+ * their algorithms only need non-overtaking messages (coll.h).
+ *
+ * A ULT cannot free its own stack, so a helper puts itself on the list of
+ * finished ones as its last step; the next nonblocking call on the process
+ * (or coll_nb_fini) destroys it.  Everything here runs on the single PE of
+ * the process, without locks; several PEs per process would need a list
+ * and sequence tables per PE. */
+#include "coll/coll_nb.h"
+
+#include <stdlib.h>
+
+#define HELPER_STACK (256 * 1024)
+#define SEQ_MOD (1u << 20)
+
+typedef struct nb_op {
+    coll_nb_args_t a;
+    coll_nb_fn *fn;
+    p2p_rank_t *r;
+    comm_t *c;
+    p2p_req_t *q;
+    int tag;
+    rank_ult_t *ult;
+    struct nb_op *next_done;
+} nb_op_t;
+
+/* Sequence numbers of one local rank by communicator context (a rank never
+ * has two communicators with the same context, and contexts are never
+ * reused by a rank: comm_create.c). */
+typedef struct seq_table {
+    uint32_t *ctx, *next;
+    int n, cap;
+} seq_table_t;
+
+static nb_op_t *finished;      /* helpers whose function has returned */
+static seq_table_t *seq_tables; /* p2p_proc.nlocal of them, made on first use */
+
+static uint32_t next_seq(p2p_rank_t *r, const comm_t *c)
+{
+    if (!seq_tables) {
+        seq_tables = calloc((size_t)p2p_proc.nlocal, sizeof *seq_tables);
+        if (!seq_tables)
+            util_fatal("out of memory for collective sequence numbers");
+    }
+    seq_table_t *t = &seq_tables[r->world - p2p_proc.first];
+    for (int i = 0; i < t->n; i++)
+        if (t->ctx[i] == c->ctx)
+            return t->next[i]++;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 4;
+        uint32_t *ctx = realloc(t->ctx, (size_t)t->cap * sizeof *ctx);
+        if (ctx)
+            t->ctx = ctx;
+        uint32_t *next = realloc(t->next, (size_t)t->cap * sizeof *next);
+        if (next)
+            t->next = next;
+        if (!ctx || !next)
+            util_fatal("out of memory for collective sequence numbers");
+    }
+    t->ctx[t->n] = c->ctx;
+    t->next[t->n] = 1;
+    t->n++;
+    return 0;
+}
+
+static void retain_types(const coll_nb_args_t *a)
+{
+    dt_retain(a->sdt);
+    dt_retain(a->rdt);
+    dt_retain(a->op.dt);
+}
+
+static void release_types(const coll_nb_args_t *a)
+{
+    dt_release(a->sdt);
+    dt_release(a->rdt);
+    dt_release(a->op.dt);
+}
+
+/* Destroys the helpers that have finished.  Every entry is DONE: a helper
+ * joins the list as its last step and returns without switching threads. */
+static void reap(void)
+{
+    while (finished) {
+        nb_op_t *o = finished;
+        if (o->ult->state != RANK_ULT_DONE)
+            util_fatal("internal error: a finished collective helper is still running");
+        finished = o->next_done;
+        rank_ult_destroy(o->ult);
+        free(o);
+    }
+}
+
+static void helper_main(void *arg)
+{
+    nb_op_t *o = arg;
+    int err = o->fn(o->r, o->c, &o->a, o->tag);
+    release_types(&o->a);
+    p2p_req_fail(o->q, err);
+    o->next_done = finished;
+    finished = o;
+    /* last: completion may let the rank release the request (and the
+     * communicator's reference) at once */
+    p2p_req_part_done(o->q);
+}
+
+int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request)
+{
+    if (!request)
+        return MPI_ERR_REQUEST;
+    reap();
+    nb_op_t *o = malloc(sizeof *o);
+    if (!o)
+        return MPI_ERR_NO_MEM;
+    *o = (nb_op_t){ .a = *a, .fn = fn, .r = r, .c = c };
+    o->ult = rank_ult_create(rank_current_pe(), HELPER_STACK, helper_main, o);
+    if (!o->ult) {
+        free(o);
+        return MPI_ERR_NO_MEM;
+    }
+    o->ult->user = r;
+    o->ult->id = r->world;
+    /* the sequence number is taken only once nothing can fail any more, so
+     * every member counts the same collectives */
+    o->tag = COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(next_seq(r, c) % SEQ_MOD);
+    retain_types(&o->a);
+    p2p_req_t *q = o->q = p2p_req_new(r, P2P_REQ_SEND);
+    q->active = true;
+    q->pending = 1;
+    q->comm = c->handle;
+    q->c = c;
+    if (!c->predefined) /* the user may free the communicator meanwhile */
+        comm_retain(c);
+    *request = q;
+    return MPI_SUCCESS;
+}
+
+void coll_nb_fini(void)
+{
+    reap();
+    if (!seq_tables)
+        return;
+    for (int i = 0; i < p2p_proc.nlocal; i++) {
+        free(seq_tables[i].ctx);
+        free(seq_tables[i].next);
+    }
+    free(seq_tables);
+    seq_tables = NULL;
+}

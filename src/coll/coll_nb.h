@@ -1,0 +1,51 @@
+/* Nonblocking collectives: MPI_Ibcast & co. run the blocking algorithm of
+ * their collective on a helper user-level thread of the calling rank (see
+ * coll_nb.c).  Each collective's file checks the arguments at the call
+ * (errors are raised there, like the blocking form's) and hands over the
+ * arguments and the function that runs the algorithm. */
+#ifndef AMPI_COLL_NB_H
+#define AMPI_COLL_NB_H
+
+#include "coll/coll.h"
+#include "coll/coll_op.h"
+
+/* What the algorithm needs after the call has returned.  Buffers and
+ * count/displacement arrays are the user's: MPI forbids touching them until
+ * completion.  Handles are resolved (op) or retained (datatypes) at the
+ * call, since the user may free them before completion.  Each collective
+ * uses the fields it needs. */
+typedef struct coll_nb_args {
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount, root;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Datatype sdt, rdt;
+    coll_op_t op;       /* reductions: resolved at the call */
+    size_t count;       /* elements (reductions) or bytes (bcast) */
+} coll_nb_args_t;
+
+/* A datatype argument the collective does not use on this rank (MPI lets
+ * it be anything) stays MPI_DATATYPE_NULL: the start retains the others. */
+static inline MPI_Datatype coll_nb_type(bool used, MPI_Datatype t) { return used ? t : MPI_DATATYPE_NULL; }
+
+/* Runs the algorithm with the collective tag `tag` on the helper thread;
+ * returns an MPI error class. */
+typedef int coll_nb_fn(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag);
+
+/* Tags of nonblocking collectives: NB_TAG_BASE + NB_TAG_SPAN * (sequence
+ * number % 2^20) + 0..NB_TAG_SPAN-1 (barrier rounds), far above the fixed
+ * tags of the blocking forms (0..31, COLL_TAG_*), so no message of one
+ * collective can match a receive of another that is outstanding. */
+#define COLL_NB_TAG_BASE 1024
+#define COLL_NB_TAG_SPAN 64
+
+/* Starts fn(a) on a helper thread of rank r over communicator c and
+ * returns its request in *request.  Returns MPI_SUCCESS or an error class
+ * (nothing started then). */
+int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request);
+
+/* Frees the finished helper threads and the sequence tables.  Called once
+ * after the PE's scheduler has returned (every helper is DONE then). */
+void coll_nb_fini(void);
+
+#endif
