@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Side-by-side runner: the osu-style suite under AMPI-UCX and under Open MPI
-# (over the same CUDA-aware UCX), plus raw UCX (ucx_perftest) for reference.
+# Side-by-side runner: the osu-style suite (point-to-point and collectives)
+# under AMPI-UCX and under Open MPI (over the same CUDA-aware UCX), plus raw
+# UCX (ucx_perftest) for reference.
 #
 #   osu/run-compare.sh [--cpu] [--out DIR] [--quick]
 #
 # Builds the suite twice (DIR/build-ampi with $AMPI_PREFIX/bin/ampicc,
 # DIR/build-ompi with Open MPI's mpicc), runs every benchmark with both for
 # placement H H and, when nvidia-smi lists at least two GPUs, also D D, D H
-# and H D; then writes DIR/results.csv and DIR/tables.md. Every run is
-# bounded by `timeout`. See osu/README.md.
+# and H D (collectives: H only); then writes DIR/results.csv and
+# DIR/tables.md. Every run is bounded by `timeout`. See osu/README.md.
 # Command lines are kept as strings (to log them verbatim) and split on
 # purpose when run; no path or argument here contains blanks.
 # shellcheck disable=SC2086
@@ -26,10 +27,11 @@ Environment:
   AMPI_UCX_DIR     CUDA-aware UCX with lib/ and bin/ (default <repo>/.deps/ucx/libucx)
   CUDA_HOME        CUDA toolkit (default /usr/local/cuda)
   OMPI_MPICC, OMPI_MPIRUN   Open MPI's wrappers (default mpicc, mpirun)
-  OSU_BENCHMARKS   subset to run (default: all six)
+  OSU_BENCHMARKS   subset to run (default: all twelve, point-to-point and collective)
   OSU_PLACEMENTS   e.g. "H-H D-D" (default: H-H, plus D-D D-H H-D with GPUs)
   OSU_RUN_TIMEOUT  seconds per run (default 120 quick, 300 full)
   OSU_MULTI_NP     processes for osu_mbw_mr and osu_multi_lat (default 2)
+  OSU_COLL_NP      processes for the collectives (default 2)
 EOF
 }
 
@@ -61,8 +63,12 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 OMPI_MPICC=${OMPI_MPICC:-mpicc}
 OMPI_MPIRUN=${OMPI_MPIRUN:-mpirun}
 MULTI_NP=${OSU_MULTI_NP:-2}
+COLL_NP=${OSU_COLL_NP:-2}
 if [ "$quick" = 1 ]; then RUN_TIMEOUT=${OSU_RUN_TIMEOUT:-120}; else RUN_TIMEOUT=${OSU_RUN_TIMEOUT:-300}; fi
-BENCHMARKS=${OSU_BENCHMARKS:-osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr}
+P2P_BENCHMARKS="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
+COLL_BENCHMARKS="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
+BENCHMARKS=${OSU_BENCHMARKS:-$P2P_BENCHMARKS $COLL_BENCHMARKS}
+is_collective() { case " $COLL_BENCHMARKS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # NVLink multicast must stay off on the shared GPU machines.
 export NCCL_NVLS_ENABLE=0
@@ -134,8 +140,16 @@ build_suite() { # lib compiler
     fi
     mkdir -p "$dir"
     : >"$logs/build-$lib.log"
-    # The shared sources once, then one link per benchmark.
-    for src in osu_common osu_options osu_device $BENCHMARKS; do
+    # Each group's shared sources once (only for groups selected), then
+    # one link per benchmark.
+    local shared="" p2p_objs="" coll_objs=""
+    for prog in $BENCHMARKS; do
+        if is_collective "$prog"; then coll_objs="$dir/osu_coll.o $dir/osu_coll_options.o"
+        else p2p_objs="$dir/osu_common.o $dir/osu_options.o $dir/osu_device.o"; fi
+    done
+    [ -n "$p2p_objs" ] && shared="osu_common osu_options osu_device"
+    [ -n "$coll_objs" ] && shared="$shared osu_coll osu_coll_options"
+    for src in $shared $BENCHMARKS; do
         local cmd="$cc $cflags -c -o $dir/$src.o $osu_dir/$src.c"
         echo "$cmd" >>"$commands"
         if ! $cmd >>"$logs/build-$lib.log" 2>&1; then
@@ -143,8 +157,8 @@ build_suite() { # lib compiler
             return 1
         fi
     done
-    objs="$dir/osu_common.o $dir/osu_options.o $dir/osu_device.o"
     for prog in $BENCHMARKS; do
+        if is_collective "$prog"; then objs=$coll_objs; else objs=$p2p_objs; fi
         local cmd="$cc -o $dir/$prog $dir/$prog.o $objs $libs"
         echo "$cmd" >>"$commands"
         if ! $cmd >>"$logs/build-$lib.log" 2>&1; then
@@ -170,11 +184,22 @@ done
 
 # ---------------------------------------------------------------- runs
 benchmark_kind() { case $1 in osu_bw | osu_bibw | osu_mbw_mr) echo bandwidth ;; *) echo latency ;; esac; }
-benchmark_np() { case $1 in osu_mbw_mr | osu_multi_lat) echo "$MULTI_NP" ;; *) echo 2 ;; esac; }
+benchmark_np() {
+    if is_collective "$1"; then echo "$COLL_NP"; return; fi
+    case $1 in osu_mbw_mr | osu_multi_lat) echo "$MULTI_NP" ;; *) echo 2 ;; esac
+}
 benchmark_unit() { [ "$(benchmark_kind "$1")" = bandwidth ] && echo "MB/s" || echo "us"; }
 
 benchmark_args() { # prog placement
     local args="-c"
+    if is_collective "$1"; then
+        # Host buffers only (see run_osu); a barrier has no data to check.
+        [ "$1" = osu_barrier ] && args=""
+        [ "$quick" = 1 ] && [ "$1" != osu_barrier ] && args="$args -m :1048576"
+        [ "$quick" = 1 ] && args="$args -i 100 -x 10"
+        echo "$args"
+        return
+    fi
     if [ "$quick" = 1 ]; then
         if [ "$(benchmark_kind "$1")" = bandwidth ]; then
             args="$args -m :1048576 -i 5 -x 1"
@@ -201,11 +226,13 @@ launch_command() { # lib np prog args...
     case $lib in
     ampi) echo "$AMPI_PREFIX/bin/ampirun -np $np $prog $*" ;;
     ompi)
-        local extra=""
-        [ "$np" -gt "$(nproc)" ] && extra="--oversubscribe"
+        local extra="" bind="--bind-to core"
+        # More processes than cores (OSU_COLL_NP, OSU_MULTI_NP): Open MPI
+        # refuses to bind two processes to one core.
+        [ "$np" -gt "$(nproc)" ] && extra="--oversubscribe" && bind="--bind-to none"
         # pml_ucx_tls/devices=any: Open MPI 4.1 otherwise refuses UCX on
         # hosts without InfiniBand or CUDA transports.
-        echo "$OMPI_MPIRUN -np $np --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x LD_LIBRARY_PATH $(ucx_exports)--bind-to core $extra $prog $*"
+        echo "$OMPI_MPIRUN -np $np --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x LD_LIBRARY_PATH $(ucx_exports)$bind $extra $prog $*"
         ;;
     esac
 }
@@ -215,6 +242,11 @@ launch_command() { # lib np prog args...
 collect_rows() { # stdout-file benchmark placement library unit
     awk -v b="$2" -v p="$3" -v l="$4" -v u="$5" -v failures="$failures" '
         /^#/ { next }
+        # osu_barrier: one "Avg Latency(us)" row without a size: size 0.
+        b == "osu_barrier" && $1 ~ /^[0-9]+[.][0-9]+$/ {
+            printf "%s,%s,%s,0,%s,%s\n", b, p, l, $1, u
+            next
+        }
         $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ {
             if ($NF == "Fail") { print b, p, l, $1, "validation failed" >> failures; next }
             printf "%s,%s,%s,%s,%s,%s\n", b, p, l, $1, $2, u
@@ -238,8 +270,16 @@ run_osu() { # lib prog placement
     collect_rows "$base.out" "$prog" "$placement" "$(library_name "$lib")" "$(benchmark_unit "$prog")"
 }
 
+# Collectives run with host buffers only: AMPI-UCX's collectives would
+# treat a device pointer as host memory (device collectives are not
+# implemented yet), so a D placement would crash rather than measure.
+coll_skipped=""
 for placement in $placements; do
     for prog in $BENCHMARKS; do
+        if is_collective "$prog" && [ "$placement" != H-H ]; then
+            coll_skipped="$coll_skipped $prog:$placement"
+            continue
+        fi
         for lib in $built; do
             run_osu "$lib" "$prog" "$placement"
         done
@@ -316,8 +356,9 @@ if [ -n "$perftest" ]; then
         D-D) mem=cuda ;;
         *) continue ;;
         esac
-        run_perftest tag_lat osu_latency "$placement" "$mem"
-        run_perftest tag_bw osu_bw "$placement" "$mem"
+        # Only as a reference for the benchmarks selected.
+        case " $BENCHMARKS " in *" osu_latency "*) run_perftest tag_lat osu_latency "$placement" "$mem" ;; esac
+        case " $BENCHMARKS " in *" osu_bw "*) run_perftest tag_bw osu_bw "$placement" "$mem" ;; esac
     done
 else
     log "SKIP ucx_perftest: not found under $AMPI_UCX_DIR/bin"
@@ -350,7 +391,7 @@ write_tables() {
     ompi_version=$("$OMPI_MPIRUN" --version 2>/dev/null | head -n 1)
     ucx_version=$([ -n "$ucx_lib" ] && "$AMPI_UCX_DIR/bin/ucx_info" -v 2>/dev/null | head -n 1 | sed 's/^# *//')
     {
-        echo "# AMPI-UCX vs Open MPI: osu-style point-to-point benchmarks"
+        echo "# AMPI-UCX vs Open MPI: osu-style benchmarks"
         echo
         echo "- Host: $(hostname) ($(uname -srm), $(nproc) cores)"
         echo "- Date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S')"
@@ -361,6 +402,8 @@ write_tables() {
         echo "- Mode: $([ "$quick" = 1 ] && echo quick || echo 'full (OSU default sizes and iterations)'); placements: $placements"
         echo "- Latency in us (one-way, lower is better); bandwidth in MB/s = 1e6 bytes/s (higher is better)."
         echo "- ratio = AMPI-UCX / Open MPI. ucx_perftest: raw UCX tag_lat / tag_bw between the same two endpoints."
+        echo "- Collectives: $COLL_NP processes, latency averaged over ranks (us), host buffers only (device collectives not implemented yet); osu_barrier is size 0."
+        [ -n "$coll_skipped" ] && echo "- Not run (device collectives not implemented yet):$coll_skipped"
         if [ -s "$failures" ]; then
             echo
             echo "## Failures"
@@ -371,6 +414,7 @@ write_tables() {
         for bench in $BENCHMARKS; do
             unit=$(benchmark_unit "$bench")
             for placement in $placements; do
+                if is_collective "$bench" && [ "$placement" != H-H ]; then continue; fi
                 echo
                 echo "## $bench, $placement ($unit)"
                 echo

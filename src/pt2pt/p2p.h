@@ -27,6 +27,7 @@
 #ifndef AMPI_P2P_H
 #define AMPI_P2P_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -154,6 +155,7 @@ typedef struct p2p_proc {
     util_dlist_t copies; /* device copies in flight (p2p_gpu.c) */
     int ncopies;
     p2p_msg_t *env_pool; /* free envelope buffers of p2p_env_max() bytes */
+    unsigned idle_polls; /* empty polls in a row (p2p_idle) */
     rank_pe_t pe;
 } p2p_proc_t;
 
@@ -218,10 +220,19 @@ int p2p_copies_progress(void);
  * block until a completion wakes it.  Callers loop: while (!cond) p2p_idle(); */
 static inline void p2p_idle(void)
 {
-    if (p2p_proc.nprocs > 1 && util_dlist_empty(&p2p_proc.pe.ready))
-        p2p_progress(NULL);
-    else
+    if (p2p_proc.nprocs > 1 && util_dlist_empty(&p2p_proc.pe.ready)) {
+        /* after a while without news, give the core away once: when the
+         * processes outnumber the cores, spinning would hold a peer off its
+         * core for a whole time slice */
+        if (p2p_progress(NULL))
+            p2p_proc.idle_polls = 0;
+        else if (++p2p_proc.idle_polls >= 256) {
+            p2p_proc.idle_polls = 0;
+            sched_yield();
+        }
+    } else {
         rank_block();
+    }
 }
 void p2p_wait_complete(p2p_req_t *q); /* block the calling rank until q completes */
 void p2p_poll(void);                  /* progress once and let other ranks run */

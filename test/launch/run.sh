@@ -316,6 +316,22 @@ exchange 1
 exchange 2
 exchange 4
 exit_status
+# ampi_info (installed beside ampirun) reports versions and transports.
+ampi_info_case() {
+    local info=${AMPI_PREFIX:-}/bin/ampi_info out
+    if [ ! -x "$info" ]; then
+        echo "SKIP launch/ampi_info: $info not installed"
+        return
+    fi
+    out=$("$info" 2>&1)
+    if grep -q '^AMPI-UCX: ' <<<"$out" && grep -q '^UCX transports:' <<<"$out" && grep -q '^  self ' <<<"$out" &&
+        grep -q '^CUDA: ' <<<"$out"; then
+        pass launch/ampi_info
+    else
+        fail launch/ampi_info "unexpected output: $(head -3 <<<"$out" | tr '\n' ' ')"
+    fi
+}
+
 abort_case abort
 abort_case abort_sigterm_ignored --ignore-term
 signal_death
@@ -329,5 +345,6 @@ non_pmix_program
 exports
 stdin_case
 ctrl_c
+ampi_info_case
 echo "# launch tests took $(($(now_ms) - start)) ms, $failures failed"
 [ "$failures" = 0 ]
