@@ -206,7 +206,7 @@ void p2p_env_arrived(void *wire, size_t len)
         util_fatal("short envelope (%zu bytes)", len);
     if (h->kind == P2P_WIRE_ACK) {
         p2p_req_t *sender = (p2p_req_t *)(uintptr_t)h->sreq;
-        free(msg);
+        p2p_msg_free(msg);
         p2p_req_part_done(sender);
         return;
     }
