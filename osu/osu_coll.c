@@ -5,19 +5,15 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "osu_coll.h"
+#include "osu_internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#ifdef OSU_CUDA
-#include <cuda_runtime.h>
-#endif
 
 /* ------------------------------------------------------------------ */
-/* Buffers                                                             */
+/* Buffers: the point-to-point suite's (osu_device.c), by placement    */
 /* ------------------------------------------------------------------ */
 
 void osu_coll_fail(const struct osu_coll_run *run, const char *what)
@@ -28,17 +24,11 @@ void osu_coll_fail(const struct osu_coll_run *run, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-#ifdef OSU_CUDA
-static void osu_coll_cuda(const struct osu_coll_run *run, cudaError_t err,
-                          const char *what)
+/* osu_device.c's placement letter: 'D' under -d cuda, else 'H'. */
+static char osu_coll_placement(const struct osu_coll_run *run)
 {
-    if (err != cudaSuccess) {
-        fprintf(stderr, "[rank %d] %s: %s\n", run->rank, what,
-                cudaGetErrorString(err));
-        osu_coll_fail(run, what);
-    }
+    return run->opt.use_cuda ? 'D' : 'H';
 }
-#endif
 
 size_t osu_coll_bytes(const struct osu_coll_run *run,
                       enum osu_coll_extent extent, size_t size)
@@ -53,77 +43,19 @@ size_t osu_coll_bytes(const struct osu_coll_run *run,
     }
 }
 
+/* NULL for an extent of none (a benchmark without r_buf keeps it NULL). */
 static void *osu_coll_alloc(const struct osu_coll_run *run, size_t bytes)
 {
-    void *buf = NULL;
-    long page = sysconf(_SC_PAGESIZE);
+    void *buf;
 
     if (bytes == 0) {
         return NULL;
     }
-    if (run->opt.use_cuda) {
-#ifdef OSU_CUDA
-        osu_coll_cuda(run, cudaMalloc(&buf, bytes), "cudaMalloc");
-#endif
-        return buf;
-    }
-    if (posix_memalign(&buf, page > 0 ? (size_t)page : 4096, bytes) != 0) {
-        osu_coll_fail(run, "posix_memalign");
+    buf = osu_buffer_alloc(osu_coll_placement(run), bytes);
+    if (buf == NULL) {
+        osu_coll_fail(run, "buffer allocation");
     }
     return buf;
-}
-
-static void osu_coll_free(const struct osu_coll_run *run, void *buf)
-{
-    if (buf == NULL) {
-        return;
-    }
-#ifdef OSU_CUDA
-    if (run->opt.use_cuda) {
-        osu_coll_cuda(run, cudaFree(buf), "cudaFree");
-        return;
-    }
-#else
-    (void)run;
-#endif
-    free(buf);
-}
-
-/* Copies a host image into a benchmark buffer (host or device). */
-static void osu_coll_upload(const struct osu_coll_run *run, void *dst,
-                            const void *src, size_t bytes)
-{
-    if (bytes == 0) {
-        return;
-    }
-#ifdef OSU_CUDA
-    if (run->opt.use_cuda) {
-        osu_coll_cuda(run, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
-                      "cudaMemcpy to device");
-        return;
-    }
-#else
-    (void)run;
-#endif
-    memcpy(dst, src, bytes);
-}
-
-static void osu_coll_download(const struct osu_coll_run *run, void *dst,
-                              const void *src, size_t bytes)
-{
-    if (bytes == 0) {
-        return;
-    }
-#ifdef OSU_CUDA
-    if (run->opt.use_cuda) {
-        osu_coll_cuda(run, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
-                      "cudaMemcpy to host");
-        return;
-    }
-#else
-    (void)run;
-#endif
-    memcpy(dst, src, bytes);
 }
 
 /* ------------------------------------------------------------------ */
@@ -132,14 +64,7 @@ static void osu_coll_download(const struct osu_coll_run *run, void *dst,
 
 unsigned char osu_coll_pattern(size_t i, size_t size, int origin)
 {
-    uint32_t x = (uint32_t)i ^ ((uint32_t)size * 0x9e3779b9u) ^
-                 ((uint32_t)origin * 0x85ebca6bu);
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return (unsigned char)x;
+    return osu_pattern_byte(i, size, origin);
 }
 
 float osu_coll_reduce_input(size_t i, int rank)
@@ -197,6 +122,21 @@ static void osu_coll_print_header(const struct osu_coll_run *run)
     fflush(stdout);
 }
 
+/* osu_device.c's GPU selection, its outcome in this suite's terms (a
+ * missing -DOSU_CUDA cannot get here: -d cuda is refused without it). */
+static enum osu_coll_status osu_coll_select_device(int hint, char *message,
+                                                   size_t message_size)
+{
+    struct osu_parse res = {OSU_STATUS_OK, ""};
+
+    osu_select_device(hint, &res);
+    if (res.status == OSU_STATUS_OK) {
+        return OSU_COLL_OK;
+    }
+    snprintf(message, message_size, "%s", res.message);
+    return OSU_COLL_DEVICE_FAILED;
+}
+
 /* Parses, picks the GPU (before MPI_Init, as OSU), initializes MPI and
  * agrees on one status; returns -1 to go on, else main()'s exit status
  * (MPI then finalized). */
@@ -212,7 +152,7 @@ static int osu_coll_begin(struct osu_coll_run *run,
     run->bench = bench;
     status = osu_coll_parse(bench, *argc, *argv, &run->opt, message,
                             sizeof message);
-    local_rank = osu_coll_local_rank();
+    local_rank = osu_local_rank_from_env();
     if (status == OSU_COLL_OK && run->opt.use_cuda && local_rank >= 0) {
         status = osu_coll_select_device(local_rank, message, sizeof message);
     }
@@ -277,9 +217,9 @@ static void osu_coll_prepare(const struct osu_coll_run *run,
 
     memset(image_s, 'a', s_bytes);
     bench->fill(run, image_s, size);
-    osu_coll_upload(run, buf->s_buf, image_s, s_bytes);
+    osu_buffer_upload(osu_coll_placement(run), buf->s_buf, image_s, s_bytes);
     memset(image_r, 'b', r_bytes);
-    osu_coll_upload(run, buf->r_buf, image_r, r_bytes);
+    osu_buffer_upload(osu_coll_placement(run), buf->r_buf, image_r, r_bytes);
 }
 
 /* One untimed call from fresh inputs; wrong elements summed over ranks
@@ -295,10 +235,10 @@ static long osu_coll_validate(const struct osu_coll_run *run,
     osu_coll_prepare(run, buf, size, image_s, image_r);
     MPI_Barrier(MPI_COMM_WORLD);
     bench->call(run, buf, size);
-    osu_coll_download(run, image_s, buf->s_buf,
-                      osu_coll_bytes(run, bench->send, size));
-    osu_coll_download(run, image_r, buf->r_buf,
-                      osu_coll_bytes(run, bench->recv, size));
+    osu_buffer_download(osu_coll_placement(run), image_s, buf->s_buf,
+                        osu_coll_bytes(run, bench->send, size));
+    osu_buffer_download(osu_coll_placement(run), image_r, buf->r_buf,
+                        osu_coll_bytes(run, bench->recv, size));
     mine = bench->check(run, image_s, image_r, size);
     if (mine != 0) {
         fprintf(stderr, "[rank %d] %s: %ld wrong elements at size %zu\n",
@@ -432,8 +372,8 @@ int osu_coll_main(const struct osu_coll_benchmark *bench, int argc,
 
     free(image_s);
     free(image_r);
-    osu_coll_free(&run, buf.s_buf);
-    osu_coll_free(&run, buf.r_buf);
+    osu_buffer_free(osu_coll_placement(&run), buf.s_buf);
+    osu_buffer_free(osu_coll_placement(&run), buf.r_buf);
     MPI_Finalize();
     if (errors != 0) {
         if (run.rank == 0) {

@@ -6,7 +6,11 @@
  *
  * Kept apart from osu_common.c on purpose: the point-to-point suite may only
  * rely on point-to-point and a barrier, the collective suite needs the
- * collectives anyway (it agrees on statuses and averages with them).
+ * collectives anyway (it agrees on statuses and averages with them). What
+ * both need alike (integer parsing, the launcher's local rank, GPU
+ * selection, host/device buffers, the data pattern) lives once, in the
+ * point-to-point side's osu_options.c and osu_device.c (osu_internal.h):
+ * link those two with osu_coll.c and osu_coll_options.c.
  *
  * Follows OSU micro-benchmarks 7.x collective conventions (defaults, timing,
  * output layout); every line is written here. No mutable globals: under AMPI
@@ -136,11 +140,5 @@ enum osu_coll_status osu_coll_parse(const struct osu_coll_benchmark *bench,
                                     struct osu_coll_options *opt,
                                     char *message, size_t message_size);
 void osu_coll_print_usage(const struct osu_coll_benchmark *bench);
-/* Node-local rank from the launcher's environment, or -1. */
-int osu_coll_local_rank(void);
-/* Selects GPU hint % count and creates its context; OSU_COLL_OK or
- * OSU_COLL_DEVICE_FAILED with 'message'. Needs -DOSU_CUDA. */
-enum osu_coll_status osu_coll_select_device(int hint, char *message,
-                                            size_t message_size);
 
 #endif /* OSU_COLL_H */

@@ -1,22 +1,18 @@
 /*
  * Options of the osu-style collective benchmarks (as OSU 7.x: -m, -i, -x,
- * -f, -d cuda, -c, -h, -v) and the GPU choice of each rank. Parsed without
- * getopt, whose state is global and would be shared by AMPI ranks.
+ * -f, -d cuda, -c, -h, -v). Parsed without getopt, whose state is global
+ * and would be shared by AMPI ranks.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "osu_coll.h"
+#include "osu_internal.h" /* osu_parse_integer(), from osu_options.c */
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#ifdef OSU_CUDA
-#include <cuda_runtime.h>
-#endif
 
 struct osu_coll_option {
     char letter;
@@ -30,25 +26,6 @@ static const struct osu_coll_option osu_coll_option_table[] = {
     {'h', "help", 0},         {'v', "version", 0},
 };
 
-/* Whole-string decimal in [lo, hi]; 0 on success. */
-static int osu_coll_integer(const char *text, long long lo, long long hi,
-                            long long *out)
-{
-    char *end;
-    long long v;
-
-    if (text == NULL || *text == '\0') {
-        return -1;
-    }
-    errno = 0;
-    v = strtoll(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v < lo || v > hi) {
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /* "MAX", "MIN:MAX", ":MAX" or "MIN:"; sizes must be >= 1 (they double). */
 static int osu_coll_sizes(const char *text, struct osu_coll_options *opt)
 {
@@ -56,7 +33,7 @@ static int osu_coll_sizes(const char *text, struct osu_coll_options *opt)
     long long v;
 
     if (colon == NULL) {
-        if (osu_coll_integer(text, 1, INT_MAX, &v)) {
+        if (osu_parse_integer(text, 1, INT_MAX, &v)) {
             return -1;
         }
         opt->max_size = (size_t)v;
@@ -70,13 +47,13 @@ static int osu_coll_sizes(const char *text, struct osu_coll_options *opt)
     if (len > 0) {
         memcpy(min_text, text, len);
         min_text[len] = '\0';
-        if (osu_coll_integer(min_text, 1, INT_MAX, &v)) {
+        if (osu_parse_integer(min_text, 1, INT_MAX, &v)) {
             return -1;
         }
         opt->min_size = (size_t)v;
     }
     if (colon[1] != '\0') {
-        if (osu_coll_integer(colon + 1, 1, INT_MAX, &v)) {
+        if (osu_parse_integer(colon + 1, 1, INT_MAX, &v)) {
             return -1;
         }
         opt->max_size = (size_t)v;
@@ -130,7 +107,7 @@ static enum osu_coll_status osu_coll_apply(char letter, const char *value,
         snprintf(message, msize, "Invalid Message Size [-m %s]", value);
         return OSU_COLL_BAD_USAGE;
     case 'i':
-        if (osu_coll_integer(value, 1, INT_MAX, &v) == 0) {
+        if (osu_parse_integer(value, 1, INT_MAX, &v) == 0) {
             opt->iterations = opt->iterations_large = (int)v;
             return OSU_COLL_OK;
         }
@@ -138,7 +115,7 @@ static enum osu_coll_status osu_coll_apply(char letter, const char *value,
                  value);
         return OSU_COLL_BAD_USAGE;
     case 'x':
-        if (osu_coll_integer(value, 0, INT_MAX, &v) == 0) {
+        if (osu_parse_integer(value, 0, INT_MAX, &v) == 0) {
             opt->skip = opt->skip_large = (int)v;
             return OSU_COLL_OK;
         }
@@ -262,52 +239,4 @@ void osu_coll_print_usage(const struct osu_coll_benchmark *bench)
     }
     printf("  -v, --version              print the benchmark name and exit\n");
     printf("  -h, --help                 print this help and exit\n");
-}
-
-int osu_coll_local_rank(void)
-{
-    /* The launchers' common names, plus our ampirun's. */
-    static const char *const names[] = {
-        "OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
-        "MPI_LOCALRANKID",            "SLURM_LOCALID",
-        "AMPI_LOCAL_RANK",
-    };
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        long long v;
-        if (osu_coll_integer(getenv(names[k]), 0, INT_MAX, &v) == 0) {
-            return (int)v;
-        }
-    }
-    return -1;
-}
-
-enum osu_coll_status osu_coll_select_device(int hint, char *message,
-                                            size_t msize)
-{
-#ifdef OSU_CUDA
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-
-    if (err == cudaSuccess && count < 1) {
-        err = cudaErrorNoDevice;
-    }
-    if (err == cudaSuccess) {
-        err = cudaSetDevice(hint % count);
-    }
-    if (err == cudaSuccess) {
-        /* A current context before MPI_Init, as OSU's init_accel(). */
-        err = cudaFree(NULL);
-    }
-    if (err != cudaSuccess) {
-        snprintf(message, msize, "Error initializing CUDA device: %s",
-                 cudaGetErrorString(err));
-        return OSU_COLL_DEVICE_FAILED;
-    }
-    return OSU_COLL_OK;
-#else
-    (void)hint;
-    snprintf(message, msize, "CUDA Support Not Enabled (build with "
-                             "-DOSU_CUDA)");
-    return OSU_COLL_DEVICE_FAILED;
-#endif
 }

@@ -132,9 +132,7 @@ void osu_buffer_free(char placement, void *buf)
     free(buf);
 }
 
-/* Byte i of what 'sender' sends at 'size': a mixed hash of all three, so
- * a shifted, truncated, stale or misrouted message does not match. */
-static unsigned char osu_pattern_byte(size_t i, size_t size, int sender)
+unsigned char osu_pattern_byte(size_t i, size_t size, int sender)
 {
     uint32_t x = (uint32_t)i ^ ((uint32_t)size * 0x9e3779b9u) ^
                  ((uint32_t)sender * 0x85ebca6bu);
@@ -144,6 +142,42 @@ static unsigned char osu_pattern_byte(size_t i, size_t size, int sender)
     x *= 0x846ca68bu;
     x ^= x >> 16;
     return (unsigned char)x;
+}
+
+void osu_buffer_upload(char placement, void *dst, const void *src,
+                       size_t bytes)
+{
+    if (bytes == 0) {
+        return;
+    }
+#ifdef OSU_CUDA
+    if (placement == 'D') {
+        osu_cuda_or_abort(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+                          "cudaMemcpy to device");
+        return;
+    }
+#else
+    (void)placement;
+#endif
+    memcpy(dst, src, bytes);
+}
+
+void osu_buffer_download(char placement, void *dst, const void *src,
+                         size_t bytes)
+{
+    if (bytes == 0) {
+        return;
+    }
+#ifdef OSU_CUDA
+    if (placement == 'D') {
+        osu_cuda_or_abort(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
+                          "cudaMemcpy to host");
+        return;
+    }
+#else
+    (void)placement;
+#endif
+    memcpy(dst, src, bytes);
 }
 
 static void osu_make_pattern(unsigned char *host, size_t size, int sender)
@@ -156,27 +190,25 @@ static void osu_make_pattern(unsigned char *host, size_t size, int sender)
 void osu_buffer_fill_pattern(char placement, void *buf, size_t size,
                              int sender)
 {
+    unsigned char *host;
+
     if (size == 0) {
         return;
     }
-#ifdef OSU_CUDA
-    if (placement == 'D') {
-        unsigned char *host = malloc(size);
-        if (host == NULL) {
-            fprintf(stderr, "malloc(%zu) failed\n", size);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-            return;
-        }
-        osu_make_pattern(host, size, sender);
-        osu_cuda_or_abort(cudaMemcpy(buf, host, size, cudaMemcpyHostToDevice),
-                          "cudaMemcpy to device");
-        free(host);
+    if (placement != 'D') {
+        osu_make_pattern(buf, size, sender);
         return;
     }
-#else
-    (void)placement;
-#endif
-    osu_make_pattern(buf, size, sender);
+    /* Device memory: build the pattern on the host, then copy it over. */
+    host = malloc(size);
+    if (host == NULL) {
+        fprintf(stderr, "malloc(%zu) failed\n", size);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return;
+    }
+    osu_make_pattern(host, size, sender);
+    osu_buffer_upload(placement, buf, host, size);
+    free(host);
 }
 
 void osu_buffer_set(char placement, void *buf, int value, size_t bytes)
@@ -207,21 +239,17 @@ long osu_buffer_mismatches(char placement, const void *buf, size_t size,
     if (size == 0) {
         return 0;
     }
-#ifdef OSU_CUDA
     if (placement == 'D') {
+        /* Device memory: compare a host copy. */
         copy = malloc(size);
         if (copy == NULL) {
             fprintf(stderr, "malloc(%zu) failed\n", size);
             MPI_Abort(MPI_COMM_WORLD, 1);
             return 0;
         }
-        osu_cuda_or_abort(cudaMemcpy(copy, buf, size, cudaMemcpyDeviceToHost),
-                          "cudaMemcpy to host");
+        osu_buffer_download(placement, copy, buf, size);
         bytes = copy;
     }
-#else
-    (void)placement;
-#endif
     for (size_t i = 0; i < size; i++) {
         wrong += bytes[i] != osu_pattern_byte(i, size, sender);
     }

@@ -1,6 +1,10 @@
 /*
- * Interfaces shared by osu_common.c, osu_options.c and osu_device.c only;
- * benchmark programs include osu_common.h alone.
+ * Interfaces shared by the suite's library files only: osu_common.c,
+ * osu_options.c and osu_device.c, and the collective suite's osu_coll.c and
+ * osu_coll_options.c, which reuse the integer parsing, the launcher's local
+ * rank, GPU selection, buffers and the data pattern from here rather than
+ * keeping copies. Benchmark programs include osu_common.h (or osu_coll.h)
+ * alone.
  */
 #ifndef OSU_INTERNAL_H
 #define OSU_INTERNAL_H
@@ -44,6 +48,15 @@ void osu_buffer_fill_pattern(char placement, void *buf, size_t size,
                              int sender);
 /* Sets every byte to 'value' (receive buffers start as 'b', as in OSU). */
 void osu_buffer_set(char placement, void *buf, int value, size_t bytes);
+/* Copies 'bytes' from a host image into buf (upload) or from buf into a
+ * host image (download); aborts every rank if a device copy fails. */
+void osu_buffer_upload(char placement, void *dst, const void *src,
+                       size_t bytes);
+void osu_buffer_download(char placement, void *dst, const void *src,
+                         size_t bytes);
+/* Byte i of what 'sender' sends at 'size': a mixed hash of all three, so
+ * a shifted, truncated, stale or misrouted message does not match. */
+unsigned char osu_pattern_byte(size_t i, size_t size, int sender);
 /* Counts bytes that differ from what 'sender' sends for 'size' bytes. */
 long osu_buffer_mismatches(char placement, const void *buf, size_t size,
                            int sender);

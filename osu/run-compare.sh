@@ -142,12 +142,16 @@ build_suite() { # lib compiler
     : >"$logs/build-$lib.log"
     # Each group's shared sources once (only for groups selected), then
     # one link per benchmark.
-    local shared="" p2p_objs="" coll_objs=""
+    # Both groups link osu_options.o and osu_device.o (option integers,
+    # local rank, GPU selection, buffers); the collectives add their sweep.
+    local shared="" p2p_objs="" coll_objs="" common_objs
+    common_objs="$dir/osu_options.o $dir/osu_device.o"
     for prog in $BENCHMARKS; do
-        if is_collective "$prog"; then coll_objs="$dir/osu_coll.o $dir/osu_coll_options.o"
-        else p2p_objs="$dir/osu_common.o $dir/osu_options.o $dir/osu_device.o"; fi
+        if is_collective "$prog"; then coll_objs="$dir/osu_coll.o $dir/osu_coll_options.o $common_objs"
+        else p2p_objs="$dir/osu_common.o $common_objs"; fi
     done
-    [ -n "$p2p_objs" ] && shared="osu_common osu_options osu_device"
+    if [ -n "$p2p_objs$coll_objs" ]; then shared="osu_options osu_device"; fi
+    [ -n "$p2p_objs" ] && shared="$shared osu_common"
     [ -n "$coll_objs" ] && shared="$shared osu_coll osu_coll_options"
     for src in $shared $BENCHMARKS; do
         local cmd="$cc $cflags -c -o $dir/$src.o $osu_dir/$src.c"

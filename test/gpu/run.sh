@@ -35,6 +35,8 @@ OUTER_TIMEOUT=150 # timeout(1) around every run
 # ---- setup -----------------------------------------------------------------
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 mode=ampi
 fallback=""
 build_only=no
@@ -69,42 +71,14 @@ if [ -n "$fallback" ] && [ ! -d "$fallback" ]; then
     exit 2
 fi
 
-progs=""
-for prog in $PROGRAMS; do
-    if [ ${#only[@]} -eq 0 ]; then
-        progs="$progs $prog"
-        continue
-    fi
-    for p in "${only[@]}"; do
-        [ "$p" = "$prog" ] && progs="$progs $prog"
-    done
-done
+progs=$(select_programs "$PROGRAMS" "${only[@]}")
 if [ -z "$progs" ]; then
     echo "run.sh: no such program: ${only[*]} (known: $PROGRAMS)" >&2
     exit 2
 fi
 
-AMPI_PREFIX=${AMPI_PREFIX:-$repo/.prefix}
-AMPI_BUILD=${AMPI_BUILD:-$repo/.build}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-if [ "$mode" = ompi ]; then
-    cc=${MPICC:-mpicc}
-    launcher=${MPIRUN:-mpirun}
-    bindir=$AMPI_BUILD/gpu-ompi
-else
-    cc=${MPICC:-$AMPI_PREFIX/bin/ampicc}
-    launcher=${MPIRUN:-$AMPI_PREFIX/bin/ampirun}
-    bindir=$AMPI_BUILD/gpu
-fi
-logdir=$bindir/logs
-
-# Open MPI refuses root without these; harmless otherwise.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-npass=0 nfail=0 nskip=0
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
-skip() { echo "SKIP $1: $2"; nskip=$((nskip + 1)); }
+set_tools "$mode" gpu
 
 summary() {
     echo "gpu: $npass passed, $nfail failed, $nskip skipped (logs in $logdir)"
@@ -119,39 +93,22 @@ skip_all() {
     summary
 }
 
-# The first FAIL lines and the last lines of a log, joined into one line so
-# that each case stays one output line.
-tail_of() {
-    { grep -m 3 '^FAIL' "$1"; tail -n 4 "$1"; } 2>/dev/null | grep -v '^ *$' |
-        tr '\n' '|' | sed 's/|$//; s/|/ | /g' | cut -c1-700
-}
-
 # run_case NAME PROG LOG COMMAND... : run, judge, print one line.  A pass
 # needs exit 0, the program's "<prog>: OK" line and no FAIL line.
 run_case() {
     local name=$1 prog=$2 log=$3
     shift 3
-    local t0 t1 rc secs why=""
-    t0=$(date +%s.%N)
-    timeout -k 5 "$OUTER_TIMEOUT" "$@" >"$log" 2>&1 </dev/null
-    rc=$?
-    t1=$(date +%s.%N)
-    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        why="timed out (status $rc)"
-    elif grep -q '^FAIL' "$log"; then
-        why="FAIL line in output, exit $rc"
-    elif [ $rc -ne 0 ]; then
+    local rc secs why
+    timed_run "$log" "$OUTER_TIMEOUT" "$@"
+    why=$(early_verdict "$log" "timed out")
+    if [ -n "$why" ]; then
+        :
+    elif [ "$rc" -ne 0 ]; then
         why="exit $rc, expected 0"
     elif ! grep -q "^$prog: OK\$" "$log"; then
         why="exit 0 but no '$prog: OK' line"
     fi
-    if [ -z "$why" ]; then
-        pass "$name"
-    else
-        fail "$name" "$why (${secs} s, log $log): $(tail_of "$log")"
-    fi
+    report_case "$name" "$why" "$log"
 }
 
 # ---- what is there ---------------------------------------------------------
@@ -162,17 +119,11 @@ if [ $build_only = no ] &&
     ! nvidia-smi -L 2>/dev/null | grep -q '^GPU [0-9]'; then
     skip_all "no NVIDIA GPU on this machine"
 fi
-if [ "$mode" = ampi ]; then
-    [ -x "$cc" ] || command -v "$cc" >/dev/null 2>&1 ||
-        skip_all "ampicc not found ($cc); install the library (AMPI_PREFIX) or use --ompi"
-    [ $build_only = yes ] || [ -x "$launcher" ] ||
-        command -v "$launcher" >/dev/null 2>&1 ||
-        skip_all "ampirun not found ($launcher)"
-else
-    command -v "$cc" >/dev/null 2>&1 || skip_all "mpicc not found ($cc)"
-    [ $build_only = yes ] || command -v "$launcher" >/dev/null 2>&1 ||
-        skip_all "mpirun not found ($launcher)"
-fi
+need_launcher=yes
+[ $build_only = yes ] && need_launcher=no
+tool_missing=$(missing_tool "$mode" $need_launcher \
+    "install the library (AMPI_PREFIX) or use --ompi")
+[ -n "$tool_missing" ] && skip_all "$tool_missing"
 mkdir -p "$logdir" || exit 2
 
 # ---- build -----------------------------------------------------------------
@@ -180,14 +131,11 @@ cudalib=$CUDA_HOME/lib64
 [ -d "$cudalib" ] || cudalib=$CUDA_HOME/lib
 built=""
 for prog in $progs; do
-    if "$cc" -O2 -Wall -Wextra -Werror -I"$CUDA_HOME/include" \
-        -o "$bindir/$prog" "$here/$prog.c" \
-        -L"$cudalib" -lcudart -Wl,-rpath,"$cudalib" \
-        >"$logdir/$prog.build.log" 2>&1; then
+    if compile_test "gpu/$prog" "$logdir/$prog.build.log" \
+        -I"$CUDA_HOME/include" -o "$bindir/$prog" "$here/$prog.c" \
+        -L"$cudalib" -lcudart -Wl,-rpath,"$cudalib"; then
         built="$built $prog"
         [ $build_only = yes ] && pass "gpu/$prog build"
-    else
-        fail "gpu/$prog build" "$cc failed (log $logdir/$prog.build.log): $(tail_of "$logdir/$prog.build.log")"
     fi
 done
 [ $build_only = yes ] && summary

@@ -70,6 +70,8 @@ OUTER_TIMEOUT=90 # timeout(1) around every run
 # ---- setup -----------------------------------------------------------------
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 mode=ampi
 only=()
 for arg in "$@"; do
@@ -87,34 +89,8 @@ for arg in "$@"; do
     esac
 done
 
-AMPI_PREFIX=${AMPI_PREFIX:-$repo/.prefix}
-AMPI_BUILD=${AMPI_BUILD:-$repo/.build}
-if [ "$mode" = ompi ]; then
-    cc=${MPICC:-mpicc}
-    launcher=${MPIRUN:-mpirun}
-    bindir=$AMPI_BUILD/mpi-ompi
-else
-    cc=${MPICC:-$AMPI_PREFIX/bin/ampicc}
-    launcher=${MPIRUN:-$AMPI_PREFIX/bin/ampirun}
-    bindir=$AMPI_BUILD/mpi
-fi
-logdir=$bindir/logs
+set_tools "$mode" mpi
 mkdir -p "$logdir" || exit 2
-
-# Open MPI refuses root without these; harmless otherwise.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-npass=0 nfail=0 nskip=0
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
-skip() { echo "SKIP $1: $2"; nskip=$((nskip + 1)); }
-
-# The first FAIL lines and the last lines of a log, joined into one line so
-# that each case stays one output line.
-tail_of() {
-    { grep -m 3 '^FAIL' "$1"; tail -n 4 "$1"; } 2>/dev/null | grep -v '^ *$' |
-        tr '\n' '|' | sed 's/|$//; s/|/ | /g' | cut -c1-700
-}
 
 # Open MPI's mpirun, for the foreign-launcher cases.
 find_ompi_mpirun() {
@@ -128,21 +104,6 @@ find_ompi_mpirun() {
     return 1
 }
 
-# Programs of the table, filtered by the command line.
-programs() {
-    local prog rest p
-    while read -r prog rest; do
-        [ -z "$prog" ] && continue
-        if [ ${#only[@]} -gt 0 ]; then
-            for p in "${only[@]}"; do
-                [ "$p" = "$prog" ] && echo "$prog"
-            done
-        else
-            echo "$prog"
-        fi
-    done <<<"$TABLE"
-}
-
 table_field() { # program, field number (2 cells, 3 expect, 4 max_s)
     awk -v p="$1" -v f="$2" '$1 == p { print $f }' <<<"$TABLE"
 }
@@ -151,31 +112,23 @@ table_field() { # program, field number (2 cells, 3 expect, 4 max_s)
 run_case() {
     local name=$1 log=$2 expect=$3 maxs=$4
     shift 4
-    local t0 t1 rc secs why=""
-    t0=$(date +%s.%N)
-    timeout -k 5 "$OUTER_TIMEOUT" "$@" >"$log" 2>&1 </dev/null
-    rc=$?
-    t1=$(date +%s.%N)
-    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        why="timed out after ${OUTER_TIMEOUT} s (status $rc)"
-    elif grep -q '^FAIL' "$log"; then
-        why="FAIL line in output, exit $rc"
-    else
+    local rc secs why
+    timed_run "$log" "$OUTER_TIMEOUT" "$@"
+    why=$(early_verdict "$log" "timed out after ${OUTER_TIMEOUT} s")
+    if [ -z "$why" ]; then
         case $expect in
         0)
-            if [ $rc -ne 0 ]; then
+            if [ "$rc" -ne 0 ]; then
                 why="exit $rc, expected 0"
             elif ! grep -q 'OK$' "$log"; then
                 why="exit 0 but no OK line"
             fi
             ;;
         nonzero)
-            [ $rc -eq 0 ] && why="exit 0, expected non-zero"
+            [ "$rc" -eq 0 ] && why="exit 0, expected non-zero"
             ;;
         =*)
-            [ $rc -ne "${expect#=}" ] && why="exit $rc, expected ${expect#=}"
+            [ "$rc" -ne "${expect#=}" ] && why="exit $rc, expected ${expect#=}"
             ;;
         esac
         if [ -z "$why" ] && [ "$maxs" != "-" ] &&
@@ -183,32 +136,17 @@ run_case() {
             why="took ${secs} s, more than ${maxs} s"
         fi
     fi
-    if [ -z "$why" ]; then
-        pass "$name"
-    else
-        fail "$name" "$why (${secs} s, log $log): $(tail_of "$log")"
-    fi
+    report_case "$name" "$why" "$log"
 }
 
 # ---- build -----------------------------------------------------------------
-progs=$(programs)
+progs=$(select_programs "$(awk 'NF { print $1 }' <<<"$TABLE")" "${only[@]}")
 if [ -z "$progs" ]; then
     echo "run.sh: no such program in the table: ${only[*]}" >&2
     exit 2
 fi
 
-tool_missing=""
-if [ "$mode" = ampi ]; then
-    [ -x "$cc" ] || command -v "$cc" >/dev/null 2>&1 ||
-        tool_missing="ampicc not found ($cc); install the library first or use --ompi"
-    [ -z "$tool_missing" ] && { [ -x "$launcher" ] ||
-        command -v "$launcher" >/dev/null 2>&1 ||
-        tool_missing="ampirun not found ($launcher)"; }
-else
-    command -v "$cc" >/dev/null 2>&1 || tool_missing="mpicc not found ($cc)"
-    [ -z "$tool_missing" ] && { command -v "$launcher" >/dev/null 2>&1 ||
-        tool_missing="mpirun not found ($launcher)"; }
-fi
+tool_missing=$(missing_tool "$mode" yes "install the library first or use --ompi")
 if [ -n "$tool_missing" ]; then
     for prog in $progs; do
         skip "mpi/$prog" "$tool_missing"
@@ -219,11 +157,9 @@ fi
 
 built=""
 for prog in $progs; do
-    if "$cc" -O2 -Wall -Wextra -Werror -o "$bindir/$prog" "$here/$prog.c" \
-        >"$logdir/$prog.build.log" 2>&1; then
+    if compile_test "mpi/$prog" "$logdir/$prog.build.log" \
+        -o "$bindir/$prog" "$here/$prog.c"; then
         built="$built $prog"
-    else
-        fail "mpi/$prog build" "$cc failed (log $logdir/$prog.build.log): $(tail_of "$logdir/$prog.build.log")"
     fi
 done
 
