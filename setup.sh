@@ -175,6 +175,11 @@ demo=$build_dir/demo
 # shellcheck disable=SC2206  # AMPI_DEMO_ARGS is a list of words
 demo_args=(${AMPI_DEMO_ARGS:-})
 if [ -f apps/jacobi3d/Makefile ]; then
+    # On the GPU where there is one (device buffers straight into MPI), else
+    # the same code on the CPU (jacobi3d's default: -cpu -b 32).
+    if [ ${#demo_args[@]} = 0 ] && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        demo_args=(-D -b 64 -v)
+    fi
     # jacobi3d has its own Makefile (it adds the CUDA kernels when nvcc exists).
     say "[4/4] demo: make -C apps/jacobi3d MPICC=$prefix_dir/bin/ampicc (log: $build_dir/demo-build.log)"
     make -C apps/jacobi3d MPICC="$prefix_dir/bin/ampicc" CFLAGS=-O2 BUILDDIR="$build_dir/jacobi3d" \
