@@ -4,28 +4,44 @@
 
 #include <stdlib.h>
 
-int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
-                   bool is_recv, comm_t **cp, const char *func)
+/* The full checks, in the order that decides which error class is reported;
+ * only reached when the quick test below finds something wrong (or unusual). */
+static __attribute__((noinline, cold)) int check_args_slow(p2p_rank_t *r, const void *buf, int count,
+                                                            MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                                                            bool is_recv, comm_t **cp, const char *func)
 {
     comm_t *c = p2p_comm(r, comm);
-    if (UTIL_UNLIKELY(!c))
+    if (!c)
         return env_error(NULL, MPI_ERR_COMM, func);
     *cp = c;
-    if (UTIL_UNLIKELY(count < 0))
+    if (count < 0)
         return env_error(c, MPI_ERR_COUNT, func);
-    if (UTIL_UNLIKELY(!dt_valid(dt)))
+    if (!dt_valid(dt))
         return env_error(c, MPI_ERR_TYPE, func);
-    if (UTIL_UNLIKELY(peer != MPI_PROC_NULL && !(is_recv && peer == MPI_ANY_SOURCE) &&
-                      (peer < 0 || peer >= c->size)))
+    if (peer != MPI_PROC_NULL && !(is_recv && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= c->size))
         return env_error(c, MPI_ERR_RANK, func);
-    if (UTIL_UNLIKELY(!(is_recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > P2P_TAG_UB)))
+    if (!(is_recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > P2P_TAG_UB))
         return env_error(c, MPI_ERR_TAG, func);
-    if (UTIL_UNLIKELY(count > 0 && !buf && dt_size(dt) > 0 && peer != MPI_PROC_NULL))
+    if (count > 0 && !buf && dt_size(dt) > 0 && peer != MPI_PROC_NULL)
         return env_error(c, MPI_ERR_BUFFER, func);
-    if (UTIL_UNLIKELY(!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1)))
+    if (!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1))
         return env_error_msg(c, MPI_ERR_UNSUPPORTED_OPERATION, func,
                              "non-contiguous datatypes on device buffers are not supported yet");
     return MPI_SUCCESS;
+}
+
+int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                   bool is_recv, comm_t **cp, const char *func)
+{
+    /* the common case in a few compares: a valid rank and tag, a predefined
+     * type, a buffer; anything else takes the full path */
+    comm_t *c = p2p_comm(r, comm);
+    if (UTIL_LIKELY(c && dt_is_predefined(dt) && (unsigned)peer < (unsigned)c->size &&
+                    (unsigned)tag <= (unsigned)P2P_TAG_UB && count >= 0 && (buf || count == 0))) {
+        *cp = c;
+        return MPI_SUCCESS;
+    }
+    return check_args_slow(r, buf, count, dt, peer, tag, comm, is_recv, cp, func);
 }
 
 void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
