@@ -1,7 +1,7 @@
 #!/bin/bash
 # scripts/device.sh -- build, test and benchmark AMPI-UCX on the lent GPU machine.
 #
-# Usage: scripts/device.sh [build|test|bench|all] [run-compare args, e.g. --quick]
+# Usage: scripts/device.sh [build|test|bench|jacobi|all] [run-compare args, e.g. --quick]
 #        (default: all)
 # Runs in a copy of the working tree.  The machine has no network, so the UCX
 # wheel must be carried in .whl/libucx_cu13-*.whl.  When $OUT is set, logs,
@@ -13,8 +13,8 @@ action=${1:-all}
 [ $# -gt 0 ] && shift
 bench_args=("$@")    # passed to osu/run-compare.sh, e.g. --quick
 case $action in
-    build|test|bench|all) ;;
-    *) echo "usage: $0 [build|test|bench|all] [osu/run-compare.sh args]" >&2; exit 2 ;;
+    build|test|bench|jacobi|all) ;;
+    *) echo "usage: $0 [build|test|bench|jacobi|all] [osu/run-compare.sh args]" >&2; exit 2 ;;
 esac
 
 # NVLink SHARP (multicast) must stay off on the lent machines; Open MPI refuses
@@ -87,11 +87,26 @@ echo "== ucx_info -v"
 echo "== ucx_info -d | grep Transport"
 "$ucx_info" -d | grep Transport
 
+# Jacobi3D experiments (ours beside Open MPI, H and D modes, ODF 1..8); the
+# arguments go to run-experiments.sh (e.g. --quick).
+do_jacobi() {
+    [ -x .prefix/bin/ampicc ] || do_build || return 1
+    local results=$PWD/.build/jacobi-exp status
+    AMPI_PREFIX=$PWD/.prefix bash apps/jacobi3d/run-experiments.sh --out "$results" "${bench_args[@]}"
+    status=$?
+    if [ -n "$out" ]; then
+        mkdir -p "$out/jacobi"
+        cp -f "$results"/*.csv "$results"/*.md "$out/jacobi/" 2>/dev/null
+    fi
+    return "$status"
+}
+
 status=0
 case $action in
     build) do_build || status=1 ;;
     test)  do_test || status=1 ;;
     bench) do_bench || status=1 ;;
+    jacobi) do_jacobi || status=1 ;;
     all)   build_ok=yes
            do_build || { status=1; build_ok=no; }
            # test.sh sets up again (quickly), so run it even after a failed build
