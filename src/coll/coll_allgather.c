@@ -74,13 +74,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER(r, c, comm, "MPI_Iallgather");
-    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
-    if (!err)
-        err = coll_check_buf(recvbuf, recvcount, recvtype);
-    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
-                         .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };
-    if (!err)
-        err = coll_nb_start(r, c, run_allgather, &a, request);
+    int err = coll_nb_start_uniform(r, c, run_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    request);
     COLL_CHECK(c, err, err, "MPI_Iallgather");
     return MPI_SUCCESS;
 }

@@ -109,13 +109,8 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER(r, c, comm, "MPI_Ialltoall");
-    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
-    if (!err)
-        err = coll_check_buf(recvbuf, recvcount, recvtype);
-    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
-                         .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };
-    if (!err)
-        err = coll_nb_start(r, c, run_alltoall, &a, request);
+    int err = coll_nb_start_uniform(r, c, run_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    request);
     COLL_CHECK(c, err, err, "MPI_Ialltoall");
     return MPI_SUCCESS;
 }

@@ -162,3 +162,17 @@ void coll_nb_fini(void)
     free(seq_tables);
     seq_tables = NULL;
 }
+
+int coll_nb_start_uniform(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                          MPI_Request *request)
+{
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    if (!err)
+        err = coll_check_buf(recvbuf, recvcount, recvtype);
+    if (err)
+        return err;
+    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
+                         .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };
+    return coll_nb_start(r, c, fn, &a, request);
+}

@@ -43,6 +43,12 @@ typedef int coll_nb_fn(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int ta
  * returns its request in *request.  Returns MPI_SUCCESS or an error class
  * (nothing started then). */
 int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request);
+/* Checks and starts a collective of uniform blocks (Iallgather, Ialltoall):
+ * send (count, type) -- or MPI_IN_PLACE -- and receive (count, type).
+ * Returns MPI_SUCCESS or the error class for the caller's handler. */
+int coll_nb_start_uniform(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                          MPI_Request *request);
 
 /* Frees the finished helper threads and the sequence tables.  Called once
  * after the PE's scheduler has returned (every helper is DONE then). */
