@@ -93,6 +93,10 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     /* the device context must be current before UCX looks for CUDA */
     if (gpu_init(job.local_rank, job.local_size) != 0)
         ucx_pmix_abort(1, "GPU initialisation failed (see the message above)");
+    /* CUDA IPC needs every process on this node (ampirun's case); across
+     * nodes device payloads take the UCX route */
+    p2p_proc.gpu_ipc = gpu_enabled() && job.local_size == job.nprocs && util_env_long("AMPI_GPU_IPC", 1) != 0;
+    p2p_proc.gpu_ipc_push = util_env_long("AMPI_GPU_IPC_PUSH", 1) != 0;
     if (job.nprocs > 1) {
         ucx_handlers_t h = { .env_alloc = p2p_env_alloc, .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
         ucx_init(job.proc, job.nprocs, &h);

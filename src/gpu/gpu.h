@@ -57,7 +57,11 @@ void gpu_classify(const void *ptr, size_t len, gpu_mem_t *out);
  * a GPU, already done by memcpy); otherwise the driver's error code, and c
  * holds nothing.  Poll with gpu_copy_done(). */
 typedef struct gpu_copy {
-    void *event;
+    void *event;      /* completion by event, or ... */
+    void *stream;     /* ... by a host flag the stream writes after the copy */
+    int slot;         /* flag slot, -1 none */
+    unsigned seq;     /* the value that says done */
+    unsigned polls;
 } gpu_copy_t;
 int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c);
 bool gpu_copy_done(gpu_copy_t *c); /* true once finished (and then releases c's resources) */

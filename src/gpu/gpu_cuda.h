@@ -29,6 +29,7 @@ typedef int CUpointer_attribute;
 #define GPU_CU_ERROR_DEINITIALIZED     4
 #define GPU_CU_ERROR_NO_DEVICE         100
 #define GPU_CU_ERROR_NOT_READY         600
+#define GPU_CU_ERROR_ALREADY_MAPPED    208
 /* CUpointer_attribute */
 #define GPU_CU_PTR_ATTR_MEMORY_TYPE    2
 #define GPU_CU_PTR_ATTR_IS_MANAGED     8
@@ -44,6 +45,8 @@ typedef int CUpointer_attribute;
 #define GPU_CU_STREAM_NON_BLOCKING     1
 #define GPU_CU_EVENT_DISABLE_TIMING    2
 #define GPU_CU_MEM_ATTACH_GLOBAL       1
+#define GPU_CU_MEMHOSTALLOC_PORTABLE   1
+#define GPU_CU_MEMHOSTALLOC_DEVICEMAP  2
 
 #ifdef HAVE_CUDA_H
 _Static_assert(GPU_CU_SUCCESS == CUDA_SUCCESS, "cuda.h");
@@ -53,6 +56,7 @@ _Static_assert(GPU_CU_ERROR_NOT_INITIALIZED == CUDA_ERROR_NOT_INITIALIZED, "cuda
 _Static_assert(GPU_CU_ERROR_DEINITIALIZED == CUDA_ERROR_DEINITIALIZED, "cuda.h");
 _Static_assert(GPU_CU_ERROR_NO_DEVICE == CUDA_ERROR_NO_DEVICE, "cuda.h");
 _Static_assert(GPU_CU_ERROR_NOT_READY == CUDA_ERROR_NOT_READY, "cuda.h");
+_Static_assert(GPU_CU_ERROR_ALREADY_MAPPED == CUDA_ERROR_ALREADY_MAPPED, "cuda.h");
 _Static_assert(GPU_CU_PTR_ATTR_MEMORY_TYPE == CU_POINTER_ATTRIBUTE_MEMORY_TYPE, "cuda.h");
 _Static_assert(GPU_CU_PTR_ATTR_IS_MANAGED == CU_POINTER_ATTRIBUTE_IS_MANAGED, "cuda.h");
 _Static_assert(GPU_CU_PTR_ATTR_DEVICE_ORDINAL == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, "cuda.h");
@@ -65,8 +69,32 @@ _Static_assert(GPU_CU_MEMORYTYPE_UNIFIED == CU_MEMORYTYPE_UNIFIED, "cuda.h");
 _Static_assert(GPU_CU_STREAM_NON_BLOCKING == CU_STREAM_NON_BLOCKING, "cuda.h");
 _Static_assert(GPU_CU_EVENT_DISABLE_TIMING == CU_EVENT_DISABLE_TIMING, "cuda.h");
 _Static_assert(GPU_CU_MEM_ATTACH_GLOBAL == CU_MEM_ATTACH_GLOBAL, "cuda.h");
+_Static_assert(GPU_CU_MEMHOSTALLOC_PORTABLE == CU_MEMHOSTALLOC_PORTABLE, "cuda.h");
+_Static_assert(GPU_CU_MEMHOSTALLOC_DEVICEMAP == CU_MEMHOSTALLOC_DEVICEMAP, "cuda.h");
 _Static_assert(sizeof(CUdeviceptr) == sizeof(unsigned long long), "cuda.h");
 _Static_assert(sizeof(CUresult) == sizeof(int), "cuda.h");
+#endif
+
+/* CUipcMemHandle: 64 opaque bytes, passed by value. */
+typedef struct {
+    char reserved[64];
+} gpu_cu_ipc_handle_t;
+#define GPU_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 1
+#define GPU_CU_PTR_ATTR_BUFFER_ID 7 /* unique per allocation, never reused */
+#ifdef HAVE_CUDA_H
+_Static_assert(sizeof(gpu_cu_ipc_handle_t) == sizeof(CUipcMemHandle), "cuda.h");
+_Static_assert(GPU_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS == CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, "cuda.h");
+_Static_assert(GPU_CU_PTR_ATTR_BUFFER_ID == CU_POINTER_ATTRIBUTE_BUFFER_ID, "cuda.h");
+#endif
+
+/* Kernel modules (gpu_reduce.c): opaque handles. */
+#ifndef HAVE_CUDA_H
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+#endif
+#define GPU_CU_ERROR_NOT_FOUND 500 /* cuModuleGetFunction: no such kernel */
+#ifdef HAVE_CUDA_H
+_Static_assert(GPU_CU_ERROR_NOT_FOUND == CUDA_ERROR_NOT_FOUND, "cuda.h");
 #endif
 
 /* Entry points, named after the driver function without "cu" so that the
@@ -103,6 +131,24 @@ typedef struct gpu_driver {
     CUresult (*MemAllocManaged)(CUdeviceptr *p, size_t n, unsigned flags); /* cuMemAllocManaged */
     CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t n);    /* cuMemcpyHtoD_v2 */
     CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t n);          /* cuMemcpyDtoH_v2 */
+    /* CUDA IPC: device payloads between processes of one node (gpu_ipc.c). */
+    CUresult (*IpcGetMemHandle)(gpu_cu_ipc_handle_t *h, CUdeviceptr p);     /* cuIpcGetMemHandle */
+    CUresult (*IpcOpenMemHandle)(CUdeviceptr *p, gpu_cu_ipc_handle_t h, unsigned flags); /* cuIpcOpenMemHandle_v2 */
+    CUresult (*IpcCloseMemHandle)(CUdeviceptr p);                          /* cuIpcCloseMemHandle */
+    CUresult (*PointerGetAttribute)(void *data, CUpointer_attribute a, CUdeviceptr p); /* cuPointerGetAttribute */
+    /* Device reduction kernels of the collectives (gpu_reduce.c). */
+    CUresult (*ModuleLoadData)(CUmodule *m, const void *image);             /* cuModuleLoadData */
+    CUresult (*ModuleUnload)(CUmodule m);                                   /* cuModuleUnload */
+    CUresult (*ModuleGetFunction)(CUfunction *f, CUmodule m, const char *name); /* cuModuleGetFunction */
+    CUresult (*LaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned shared, CUstream s, void **params,
+                             void **extra);                                 /* cuLaunchKernel */
+    /* Optional (NULL when the driver lacks them): copy completion through a
+     * host flag written by the stream (gpu_copy.c). */
+    CUresult (*StreamWriteValue32)(CUstream s, CUdeviceptr addr, unsigned value, unsigned flags); /* cuStreamWriteValue32_v2 */
+    CUresult (*StreamQuery)(CUstream s);                                   /* cuStreamQuery */
+    CUresult (*MemHostAlloc)(void **p, size_t n, unsigned flags);          /* cuMemHostAlloc */
+    CUresult (*MemHostGetDevicePointer)(CUdeviceptr *d, void *p, unsigned flags); /* cuMemHostGetDevicePointer_v2 */
 } gpu_driver_t;
 
 /* The table; valid after gpu_driver_load() returned true. */

@@ -1,6 +1,8 @@
 /* gpu_init/gpu_finalize: driver, device choice, primary context, and the
  * check that the memory hooks the cache relies on really fire. */
 #include "gpu/gpu_cache.h"
+#include "gpu/gpu_ipc.h"
+#include "gpu/gpu_reduce.h"
 #include "gpu/gpu_internal.h"
 
 #include <errno.h>
@@ -145,6 +147,9 @@ void gpu_finalize(void)
     if (!gpu_state.on)
         return;
     gpu_state.on = gpu_is_on = false;
+    gpu_ipc_fini();
+    gpu_reduce_fini(); /* the collectives' kernels, streams and scratch */
+    gpu_mem_fini();
     gpu_copy_fini();
     gpu_cache_fini();
     CUcontext cur = NULL;

@@ -44,6 +44,14 @@ static const struct {
     DRV_ENTRY(MemAllocManaged, "cuMemAllocManaged"),
     DRV_ENTRY(MemcpyHtoD, "cuMemcpyHtoD_v2"),
     DRV_ENTRY(MemcpyDtoH, "cuMemcpyDtoH_v2"),
+    DRV_ENTRY(IpcGetMemHandle, "cuIpcGetMemHandle"),
+    DRV_ENTRY(IpcOpenMemHandle, "cuIpcOpenMemHandle_v2"),
+    DRV_ENTRY(IpcCloseMemHandle, "cuIpcCloseMemHandle"),
+    DRV_ENTRY(PointerGetAttribute, "cuPointerGetAttribute"),
+    DRV_ENTRY(ModuleLoadData, "cuModuleLoadData"),
+    DRV_ENTRY(ModuleUnload, "cuModuleUnload"),
+    DRV_ENTRY(ModuleGetFunction, "cuModuleGetFunction"),
+    DRV_ENTRY(LaunchKernel, "cuLaunchKernel"),
 };
 
 bool gpu_driver_load(void)
@@ -70,6 +78,15 @@ bool gpu_driver_load(void)
         }
         /* POSIX guarantees a function address survives a trip through void*. */
         memcpy((char *)&table + driver_entries[i].offset, &sym, sizeof sym);
+    }
+    /* optional entry points: callers check for NULL */
+    static const char *const optional[] = { "cuStreamWriteValue32_v2", "cuStreamQuery", "cuMemHostAlloc",
+                                            "cuMemHostGetDevicePointer_v2" };
+    void **slots[] = { (void **)&table.StreamWriteValue32, (void **)&table.StreamQuery,
+                       (void **)&table.MemHostAlloc, (void **)&table.MemHostGetDevicePointer };
+    for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
+        void *sym = dlsym(lib, optional[i]);
+        memcpy(slots[i], &sym, sizeof sym);
     }
     gpu_drv = table;
     driver_loaded = true;

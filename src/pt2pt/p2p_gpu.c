@@ -14,6 +14,8 @@ typedef struct p2p_copy {
     gpu_copy_t gc;
     p2p_req_t *a, *b;
     void *free_after;
+    void (*then)(void *);
+    void *then_arg;
 } p2p_copy_t;
 
 bool p2p_is_device(const void *buf, size_t bytes)
@@ -27,6 +29,8 @@ bool p2p_is_device(const void *buf, size_t bytes)
 
 static void finish(p2p_copy_t *c)
 {
+    if (c->then)
+        c->then(c->then_arg);
     if (c->a)
         p2p_req_part_done(c->a);
     if (c->b)
@@ -34,6 +38,8 @@ static void finish(p2p_copy_t *c)
     free(c->free_after);
     free(c);
 }
+
+static void copy_start(p2p_copy_t *c, void *dst, const void *src, size_t n);
 
 void p2p_copy_then_complete(void *dst, const void *src, size_t n, p2p_req_t *a, p2p_req_t *b, void *free_after)
 {
@@ -43,6 +49,25 @@ void p2p_copy_then_complete(void *dst, const void *src, size_t n, p2p_req_t *a, 
     c->a = a;
     c->b = b;
     c->free_after = free_after;
+    c->then = NULL;
+    copy_start(c, dst, src, n);
+}
+
+void p2p_copy_then_call(void *dst, const void *src, size_t n, p2p_req_t *a, void (*fn)(void *), void *arg)
+{
+    p2p_copy_t *c = malloc(sizeof *c);
+    if (!c)
+        util_fatal("out of memory");
+    c->a = a;
+    c->b = NULL;
+    c->free_after = NULL;
+    c->then = fn;
+    c->then_arg = arg;
+    copy_start(c, dst, src, n);
+}
+
+static void copy_start(p2p_copy_t *c, void *dst, const void *src, size_t n)
+{
     if (n == 0) {
         finish(c);
         return;

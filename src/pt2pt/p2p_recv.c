@@ -70,16 +70,18 @@ static void ack_sent(ucx_op_t *op, int status, size_t len)
     free(UTIL_CONTAINER_OF(op, p2p_ack_t, op));
 }
 
-static void send_ack(const p2p_msg_t *msg)
+static void send_ack(const p2p_msg_t *msg) { p2p_send_ack(msg->src_world, msg->sreq); }
+
+void p2p_send_ack(int src_world, uint64_t sreq)
 {
     p2p_ack_t *a = calloc(1, sizeof *a);
     if (!a)
         util_fatal("out of memory");
     a->h.kind = P2P_WIRE_ACK;
-    a->h.dst_world = msg->src_world;
-    a->h.sreq = msg->sreq;
+    a->h.dst_world = src_world;
+    a->h.sreq = sreq;
     a->op.done = ack_sent;
-    int rc = ucx_send_envelope(p2p_proc_of(msg->src_world), &a->h, sizeof a->h, NULL, 0, &a->op, NULL);
+    int rc = ucx_send_envelope(p2p_proc_of(src_world), &a->h, sizeof a->h, NULL, 0, &a->op, NULL);
     if (rc < 0)
         util_fatal("cannot send a synchronous-send acknowledgement");
     if (rc == 0)
@@ -136,6 +138,9 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
         p2p_req_part_done(q);
         return;
     }
+    case P2P_MSG_IPC:
+        p2p_ipc_deliver(msg, q, n); /* ACKs once copied, also for Ssend */
+        return;
     case P2P_MSG_RNDV: {
         if (msg->sync)
             send_ack(msg);
@@ -204,6 +209,11 @@ void p2p_env_arrived(void *wire, size_t len)
     p2p_msg_t *msg = (p2p_msg_t *)wire - 1;
     if (UTIL_UNLIKELY(len < sizeof *h))
         util_fatal("short envelope (%zu bytes)", len);
+    if (h->kind == P2P_WIRE_CTS) {
+        p2p_ipc_cts_arrived(h, len);
+        p2p_msg_free(msg);
+        return;
+    }
     if (h->kind == P2P_WIRE_ACK) {
         p2p_req_t *sender = (p2p_req_t *)(uintptr_t)h->sreq;
         p2p_msg_free(msg);
@@ -226,6 +236,11 @@ void p2p_env_arrived(void *wire, size_t len)
         msg->data = h + 1;
         if (UTIL_UNLIKELY(len != sizeof *h + h->size))
             util_fatal("eager envelope of %zu bytes announces %llu", len, (unsigned long long)h->size);
+    } else if (h->kind == P2P_WIRE_IPC) {
+        msg->kind = P2P_MSG_IPC;
+        msg->data = h + 1; /* gpu_ipc_desc_t */
+        if (UTIL_UNLIKELY(len != sizeof *h + P2P_IPC_DESC_SIZE))
+            util_fatal("IPC envelope of %zu bytes", len);
     } else {
         msg->kind = P2P_MSG_RNDV;
         msg->data = NULL;

@@ -115,6 +115,8 @@ static void send_remote(p2p_req_t *q, int dst_world)
     int tag_type = UCX_TAG_PAYLOAD;
     if (UTIL_UNLIKELY(q->dev)) {
         h->flags |= P2P_WIRE_DEVICE;
+        if (p2p_proc.gpu_ipc && p2p_ipc_send(q, proc))
+            return;
         if (p2p_proc.ucx_cuda) {
             /* the device payload goes to UCX as is, always by rendezvous */
             mem = UCX_MEM_CUDA;

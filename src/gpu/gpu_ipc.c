@@ -1,0 +1,209 @@
+/* CUDA IPC export and import caches (gpu_ipc.h).
+ *
+ * Exports: allocation ranges with their handle.  A hit must never describe
+ * freed memory: entries go when the CUDA free hook reports the range (as for
+ * the classification cache); where that hook does not work
+ * (gpu_state.cache_cuda false) every hit is checked against the driver's
+ * buffer id, which is unique per allocation and never reused.
+ * Imports: (peer, handle) -> mapped address.  A new allocation has a new
+ * handle, so a stale mapping can only be unused, never wrong; the table is
+ * bounded and unused mappings are closed, oldest first, when it is full. */
+#include "gpu/gpu_ipc.h"
+#include "gpu/gpu_internal.h"
+#include "util/util_log.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#define EXPORT_MAX 64
+#define IMPORT_MAX 128
+
+typedef struct {
+    uintptr_t base, end;
+    uint64_t buffer_id;
+    bool exportable;
+    gpu_cu_ipc_handle_t handle;
+} export_t;
+
+typedef struct {
+    int peer;
+    int refs;
+    uint64_t last_use;
+    CUdeviceptr mapped;
+    gpu_cu_ipc_handle_t handle;
+} import_t;
+
+static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
+static export_t exports[EXPORT_MAX];
+static int nexports, export_next;
+static import_t imports[IMPORT_MAX];
+static int nimports;
+static uint64_t use_clock;
+
+static bool buffer_id_of(uintptr_t p, uint64_t *id)
+{
+    return gpu_drv.PointerGetAttribute(id, GPU_CU_PTR_ATTR_BUFFER_ID, (CUdeviceptr)p) == GPU_CU_SUCCESS;
+}
+
+/* Under ipc_lock, with our context current. */
+static export_t *export_find(uintptr_t p, size_t len)
+{
+    for (int i = 0; i < nexports; i++) {
+        export_t *e = &exports[i];
+        if (p < e->base || p + len > e->end)
+            continue;
+        if (!gpu_state.cache_cuda) {
+            uint64_t id;
+            if (!buffer_id_of(e->base, &id) || id != e->buffer_id) {
+                *e = exports[--nexports]; /* freed and reused behind our back */
+                return NULL;
+            }
+        }
+        return e;
+    }
+    return NULL;
+}
+
+static export_t *export_add(uintptr_t p)
+{
+    CUdeviceptr base;
+    size_t size;
+    if (gpu_drv.MemGetAddressRange(&base, &size, (CUdeviceptr)p) != GPU_CU_SUCCESS)
+        return NULL;
+    export_t e = { .base = (uintptr_t)base, .end = (uintptr_t)base + size };
+    if (!buffer_id_of(e.base, &e.buffer_id))
+        return NULL;
+    /* pool (cudaMallocAsync) and VMM memory refuse: remember that too */
+    e.exportable = gpu_drv.IpcGetMemHandle(&e.handle, base) == GPU_CU_SUCCESS;
+    int slot = nexports < EXPORT_MAX ? nexports++ : (export_next++ % EXPORT_MAX);
+    exports[slot] = e;
+    return &exports[slot];
+}
+
+bool gpu_ipc_export(const void *ptr, size_t len, gpu_ipc_desc_t *d)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    CUcontext previous;
+    if (gpu_ctx_enter(&previous) != 0)
+        return false;
+    pthread_mutex_lock(&ipc_lock);
+    export_t *e = export_find(p, len);
+    if (!e)
+        e = export_add(p);
+    bool ok = e && e->exportable && p + len <= e->end;
+    if (ok) {
+        memcpy(d->handle, &e->handle, sizeof d->handle);
+        d->offset = p - e->base;
+        d->alloc_size = e->end - e->base;
+    }
+    pthread_mutex_unlock(&ipc_lock);
+    gpu_ctx_leave(previous);
+    return ok;
+}
+
+void gpu_ipc_invalidate(uintptr_t start, size_t len)
+{
+    uintptr_t end = start + (len ? len : 1);
+    pthread_mutex_lock(&ipc_lock);
+    for (int i = 0; i < nexports;) {
+        if (exports[i].base < end && start < exports[i].end)
+            exports[i] = exports[--nexports];
+        else
+            i++;
+    }
+    pthread_mutex_unlock(&ipc_lock);
+}
+
+/* Close every unused mapping of `peer` (all peers: -1).  The driver maps an
+ * import at the exporter's own address, so a mapping of an allocation the
+ * peer has freed since blocks the mapping of a new allocation at the same
+ * place (CUDA_ERROR_ALREADY_MAPPED) until it is closed.  Under ipc_lock. */
+static void import_purge(int peer)
+{
+    for (int i = 0; i < nimports;) {
+        if (imports[i].refs == 0 && (peer < 0 || imports[i].peer == peer)) {
+            gpu_drv.IpcCloseMemHandle(imports[i].mapped);
+            imports[i] = imports[--nimports];
+        } else {
+            i++;
+        }
+    }
+}
+
+/* Close the least recently used mapping nobody copies from; false if all
+ * are busy.  Under ipc_lock. */
+static bool import_evict(void)
+{
+    int victim = -1;
+    for (int i = 0; i < nimports; i++)
+        if (imports[i].refs == 0 && (victim < 0 || imports[i].last_use < imports[victim].last_use))
+            victim = i;
+    if (victim < 0)
+        return false;
+    gpu_drv.IpcCloseMemHandle(imports[victim].mapped);
+    imports[victim] = imports[--nimports];
+    return true;
+}
+
+void *gpu_ipc_import(int peer, const gpu_ipc_desc_t *d, void **token)
+{
+    void *addr = NULL;
+    CUcontext previous;
+    if (gpu_ctx_enter(&previous) != 0)
+        return NULL;
+    pthread_mutex_lock(&ipc_lock);
+    import_t *m = NULL;
+    for (int i = 0; i < nimports; i++) {
+        if (imports[i].peer == peer && !memcmp(&imports[i].handle, d->handle, sizeof d->handle)) {
+            m = &imports[i];
+            break;
+        }
+    }
+    if (!m && (nimports < IMPORT_MAX || import_evict())) {
+        import_t fresh = { .peer = peer };
+        memcpy(&fresh.handle, d->handle, sizeof fresh.handle);
+        CUresult r = gpu_drv.IpcOpenMemHandle(&fresh.mapped, fresh.handle, GPU_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+        for (int purge = peer; r == GPU_CU_ERROR_ALREADY_MAPPED && purge >= -1; purge = purge >= 0 ? -1 : -2) {
+            import_purge(purge);
+            r = gpu_drv.IpcOpenMemHandle(&fresh.mapped, fresh.handle, GPU_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+        }
+        if (r == GPU_CU_SUCCESS) {
+            imports[nimports] = fresh;
+            m = &imports[nimports++];
+        } else {
+            util_warn("cuIpcOpenMemHandle for a buffer of process %d failed: %s", peer,
+                      gpu_driver_error_name(r));
+        }
+    }
+    if (m) {
+        m->refs++;
+        m->last_use = ++use_clock;
+        addr = (void *)(uintptr_t)(m->mapped + d->offset);
+        *token = (void *)(uintptr_t)m->mapped;
+    }
+    pthread_mutex_unlock(&ipc_lock);
+    gpu_ctx_leave(previous);
+    return addr;
+}
+
+void gpu_ipc_release(void *token)
+{
+    CUdeviceptr mapped = (CUdeviceptr)(uintptr_t)token;
+    pthread_mutex_lock(&ipc_lock);
+    for (int i = 0; i < nimports; i++) {
+        if (imports[i].mapped == mapped) {
+            imports[i].refs--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ipc_lock);
+}
+
+void gpu_ipc_fini(void)
+{
+    pthread_mutex_lock(&ipc_lock);
+    for (int i = 0; i < nimports; i++)
+        gpu_drv.IpcCloseMemHandle(imports[i].mapped);
+    nimports = nexports = export_next = 0;
+    pthread_mutex_unlock(&ipc_lock);
+}
