@@ -2,8 +2,9 @@
 #
 # Only cuda.h is needed: the library dlopens libcuda at run time, so the same
 # build runs on machines without a GPU driver.  Never link libcuda/libcudart.
-# Defines HAVE_CUDA_H, substitutes CUDA_CPPFLAGS, CUDA_HOME and NVCC (for GPU
-# tests), and sets the automake conditional HAVE_CUDA.
+# Defines HAVE_CUDA_H, substitutes CUDA_CPPFLAGS, CUDA_HOME and NVCC (GPU tests
+# and the reduction kernels), and sets the automake conditionals HAVE_CUDA and
+# HAVE_NVCC.
 AC_DEFUN([AMPI_CHECK_CUDA], [
 AC_ARG_WITH([cuda],
   [AS_HELP_STRING([--with-cuda=DIR],
@@ -38,4 +39,7 @@ AS_IF([test -n "$CUDA_HOME"],
   [AC_PATH_PROG([NVCC], [nvcc], [], [$CUDA_HOME/bin$PATH_SEPARATOR$PATH])])
 AC_SUBST([NVCC])
 AM_CONDITIONAL([HAVE_CUDA], [test "x$ampi_found" = xyes])
+# nvcc builds the collectives' reduction kernels into the library (gpu.am);
+# without it they are left out and device reductions are refused.
+AM_CONDITIONAL([HAVE_NVCC], [test -n "$NVCC"])
 ])

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "pt2pt/p2p_api.h"
+#include "coll/coll_dev.h"
 #include "coll/coll_p2p.h"
 
 enum {
@@ -27,6 +28,7 @@ enum {
     COLL_TAG_REDSCAT,
     COLL_TAG_SCAN,
     COLL_TAG_EXSCAN,
+    COLL_TAG_NCCL, /* the NCCL set-up exchange of a communicator (coll_dev_nccl.c) */
 };
 
 /* Declares R (calling rank) and C (its communicator) or returns the error. */
@@ -57,9 +59,8 @@ static inline int coll_check_buf(const void *buf, int count, MPI_Datatype dt)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     if (count > 0 && dt_size(dt) > 0 && (!buf || buf == MPI_IN_PLACE))
         return MPI_ERR_BUFFER;
-    /* the algorithms read and reduce with the CPU: a clear error, not a crash */
-    if (count > 0 && UTIL_UNLIKELY(p2p_is_device(buf, 1)))
-        return MPI_ERR_UNSUPPORTED_OPERATION;
+    /* device buffers are fine: coll_dev.h; reductions check their op with
+     * coll_dev_check_op */
     return MPI_SUCCESS;
 }
 
@@ -75,9 +76,15 @@ static inline void *coll_at(const void *buf, size_t idx, MPI_Datatype dt)
     return (char *)buf + idx * (size_t)dt_extent(dt);
 }
 
+/* Copy between user or scratch buffers of any memory kind; with a GPU in
+ * use a device buffer on either side makes it a device copy (coll_dev.c). */
 static inline void coll_copy(void *dst, const void *src, size_t bytes)
 {
-    if (bytes && dst != src)
+    if (!bytes || dst == src)
+        return;
+    if (UTIL_UNLIKELY(gpu_enabled()))
+        coll_dev_copy(dst, src, bytes);
+    else
         memmove(dst, src, bytes);
 }
 
@@ -88,7 +95,9 @@ static inline void coll_keep_err(int *err, int e)
         *err = e;
 }
 
-/* malloc that aborts the job on failure (never returns NULL). */
+/* malloc that aborts the job on failure (never returns NULL): host memory
+ * for the library's own bookkeeping.  Scratch copies of user data come
+ * from coll_scratch (coll_dev.h), which follows the user's memory kind. */
 void *coll_malloc(size_t bytes);
 
 /* Where each rank's block lies in a gather/scatter-like buffer: uniform

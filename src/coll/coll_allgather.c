@@ -42,7 +42,12 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         err = coll_check_buf(recvbuf, recvcount, recvtype);
     COLL_CHECK(c, err, err, "MPI_Allgather");
     coll_layout_t rl = { .count = (size_t)recvcount, .dt = recvtype };
-    err = allgather(r, c, sendbuf, sendcount, sendtype, recvbuf, &rl, COLL_TAG_ALLGATHER);
+    /* NCCL moves equal blocks only: unequal sizes (an error) take the ring, which reports it */
+    size_t rbytes = coll_bytes((size_t)recvcount, recvtype);
+    bool equal = sendbuf == MPI_IN_PLACE || coll_bytes((size_t)sendcount, sendtype) == rbytes;
+    coll_nccl_call_t nc = { COLL_NCCL_ALLGATHER, sendbuf, recvbuf, rbytes, MPI_BYTE, MPI_OP_NULL, 0 };
+    if (!equal || !coll_nccl_try(r, c, &nc, &err))
+        err = allgather(r, c, sendbuf, sendcount, sendtype, recvbuf, &rl, COLL_TAG_ALLGATHER);
     COLL_CHECK(c, err, err, "MPI_Allgather");
     return MPI_SUCCESS;
 }

@@ -93,7 +93,7 @@ static int allreduce(p2p_rank_t *r, comm_t *c, void *buf, size_t count, MPI_Data
     while (a.pof2 * 2 <= n)
         a.pof2 *= 2;
     a.rem = n - a.pof2;
-    void *scratch = a.tmp = coll_malloc(a.bytes);
+    void *scratch = a.tmp = coll_scratch(a.bytes, buf);
     int v; /* our number among the pof2 remaining ranks, -1 if folded in */
     if (me < 2 * a.rem && !(me & 1)) {
         coll_keep_err(&err, coll_send(r, c, a.acc, a.bytes, me + 1, tag));
@@ -114,7 +114,7 @@ static int allreduce(p2p_rank_t *r, comm_t *c, void *buf, size_t count, MPI_Data
     else if (me < 2 * a.rem)
         coll_keep_err(&err, coll_recv(r, c, a.acc, a.bytes, me + 1, tag));
     coll_copy(buf, a.acc, a.bytes); /* the swaps may have left the result in scratch */
-    free(scratch);
+    coll_scratch_free(scratch);
     return err;
 }
 
@@ -128,6 +128,8 @@ static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
         err = coll_check_buf(recvbuf, count, datatype);
     if (!err)
         err = coll_op_resolve(op, datatype, o);
+    if (!err)
+        err = coll_dev_check_op(o, *in, recvbuf);
     return err;
 }
 
@@ -140,8 +142,11 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     coll_op_t o;
     int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
-    coll_copy(recvbuf, in, coll_bytes((size_t)count, datatype));
-    err = allreduce(r, c, recvbuf, (size_t)count, datatype, &o, COLL_TAG_ALLREDUCE);
+    coll_nccl_call_t nc = { COLL_NCCL_ALLREDUCE, in, recvbuf, (size_t)count, datatype, op, 0 };
+    if (!coll_nccl_try(r, c, &nc, &err)) {
+        coll_copy(recvbuf, in, coll_bytes((size_t)count, datatype));
+        err = allreduce(r, c, recvbuf, (size_t)count, datatype, &o, COLL_TAG_ALLREDUCE);
+    }
     COLL_CHECK(c, err, err, "MPI_Allreduce");
     return MPI_SUCCESS;
 }

@@ -49,10 +49,10 @@ static int in_place(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *r
             hi = first + n;
     }
     size_t bytes = (size_t)(hi - lo) * (size_t)ext;
-    char *copy = coll_malloc(bytes);
+    char *copy = coll_scratch(bytes, rbuf);
     coll_copy(copy, (char *)rbuf + lo * ext, bytes);
     int err = pairwise(r, c, copy - lo * ext, rl, rbuf, rl, tag); /* lo <= 0: inside the copy */
-    free(copy);
+    coll_scratch_free(copy);
     return err;
 }
 

@@ -40,7 +40,10 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     COLL_ENTER(r, c, comm, "MPI_Bcast");
     int err = check(c, buffer, count, datatype, root);
     COLL_CHECK(c, err, err, "MPI_Bcast");
-    err = coll_bcast(r, c, buffer, coll_bytes((size_t)count, datatype), root, COLL_TAG_BCAST);
+    coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, coll_bytes((size_t)count, datatype), MPI_BYTE,
+                            MPI_OP_NULL, root };
+    if (!coll_nccl_try(r, c, &nc, &err))
+        err = coll_bcast(r, c, buffer, coll_bytes((size_t)count, datatype), root, COLL_TAG_BCAST);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     return MPI_SUCCESS;
 }

@@ -45,6 +45,8 @@ int coll_op_resolve(MPI_Op op, MPI_Datatype dt, coll_op_t *out)
 
 void coll_op_apply(const coll_op_t *o, const void *in, void *inout, size_t count)
 {
+    if (UTIL_UNLIKELY(gpu_enabled()) && coll_dev_apply(o, in, inout, count))
+        return; /* an operand in device memory: a kernel on its GPU */
     if (o->kernel) {
         o->kernel(in, inout, count);
         return;
@@ -122,6 +124,8 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     coll_op_t o;
     if (!err)
         err = coll_op_resolve(op, datatype, &o);
+    if (!err)
+        err = coll_dev_check_op(&o, inbuf, inoutbuf);
     if (err)
         return env_error(NULL, err, "MPI_Reduce_local");
     if (count)

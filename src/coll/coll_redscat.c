@@ -15,7 +15,7 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *in, void *out, const c
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     size_t mine = coll_lay_count(l, me), bytes = coll_lay_bytes(l, me);
-    void *acc = coll_malloc(bytes), *tmp = coll_malloc(bytes);
+    void *acc = coll_scratch(bytes, in), *tmp = coll_scratch(bytes, in);
     coll_copy(acc, coll_lay_at(l, in, me), bytes);
     for (int k = 1; k < n; k++) {
         int dst = (me + k) % n, src = (me - k + n) % n;
@@ -24,18 +24,18 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *in, void *out, const c
         coll_op_apply(op, tmp, acc, mine);
     }
     coll_copy(out, acc, bytes);
-    free(acc);
-    free(tmp);
+    coll_scratch_free(acc);
+    coll_scratch_free(tmp);
     return err;
 }
 
 static int via_root(p2p_rank_t *r, comm_t *c, const void *in, void *out, const coll_layout_t *l,
                     size_t total, const coll_op_t *op, int tag)
 {
-    void *full = c->rank == 0 ? coll_malloc(coll_bytes(total, l->dt)) : NULL;
+    void *full = c->rank == 0 ? coll_scratch(coll_bytes(total, l->dt), in) : NULL;
     int err = coll_reduce(r, c, in, full, total, l->dt, op, 0, tag);
     coll_keep_err(&err, coll_scatter(r, c, full, l, out, coll_lay_bytes(l, c->rank), 0, tag));
-    free(full);
+    coll_scratch_free(full);
     return err;
 }
 
@@ -77,6 +77,8 @@ static int check_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Da
         err = coll_check_buf(sendbuf, recvcount, datatype);
     if (!err)
         err = coll_op_resolve(op, datatype, o);
+    if (!err)
+        err = coll_dev_check_op(o, sendbuf, recvbuf);
     return err;
 }
 
@@ -87,7 +89,8 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     COLL_ENTER(r, c, comm, "MPI_Reduce_scatter_block");
     coll_op_t o;
     int err = check_block(sendbuf, recvbuf, recvcount, datatype, op, &o);
-    if (!err)
+    coll_nccl_call_t nc = { COLL_NCCL_REDUCE_SCATTER, sendbuf, recvbuf, (size_t)recvcount, datatype, op, 0 };
+    if (!err && !coll_nccl_try(r, c, &nc, &err))
         err = reduce_scatter(r, c, sendbuf, recvbuf, NULL, recvcount, &o, COLL_TAG_REDSCAT);
     COLL_CHECK(c, err, err, "MPI_Reduce_scatter_block");
     return MPI_SUCCESS;
@@ -109,6 +112,8 @@ static int check_vec(const comm_t *c, const void *sendbuf, void *recvbuf, const 
         err = MPI_ERR_BUFFER;
     if (!err)
         err = coll_op_resolve(op, datatype, o);
+    if (!err)
+        err = coll_dev_check_op(o, sendbuf, recvbuf);
     return err;
 }
 

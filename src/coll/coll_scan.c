@@ -17,7 +17,7 @@ static int scan(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
     size_t bytes = coll_bytes(count, dt);
     if (bytes == 0)
         return MPI_SUCCESS;
-    void *partial = coll_malloc(bytes), *tmp = coll_malloc(bytes);
+    void *partial = coll_scratch(bytes, in), *tmp = coll_scratch(bytes, in);
     void *const bufs[2] = { partial, tmp };
     coll_copy(partial, in, bytes);
     if (inclusive)
@@ -37,8 +37,8 @@ static int scan(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
         }
         coll_op_combine(op, &partial, &tmp, peer < me, count);
     }
-    free(bufs[0]);
-    free(bufs[1]);
+    coll_scratch_free(bufs[0]);
+    coll_scratch_free(bufs[1]);
     return err;
 }
 
@@ -52,6 +52,8 @@ static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
         err = coll_check_buf(recvbuf, count, datatype);
     if (!err)
         err = coll_op_resolve(op_handle, datatype, op);
+    if (!err)
+        err = coll_dev_check_op(op, *in, recvbuf);
     return err;
 }
 

@@ -25,7 +25,5 @@ int coll_check_vec(const void *buf, const int *counts, const int *displs, int n,
         if (counts[i] > 0 && dt_size(dt) > 0 && (!buf || buf == MPI_IN_PLACE))
             return MPI_ERR_BUFFER;
     }
-    if (buf && buf != MPI_IN_PLACE && UTIL_UNLIKELY(p2p_is_device(buf, 1)))
-        return MPI_ERR_UNSUPPORTED_OPERATION; /* see coll_check_buf */
     return MPI_SUCCESS;
 }

@@ -25,44 +25,6 @@ static int unsupported(MPI_Comm comm, const char *fn)
     STUB_PRAGMA(weak MPI_##name = PMPI_##name)                \
     int PMPI_##name params { return unsupported(comm, "MPI_" #name); }
 
-/* collective without an implementation yet */
-STUB(Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                 void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                 MPI_Comm comm), comm)
-
-/* nonblocking collectives (the others: src/coll) */
-STUB(Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                  void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                  MPI_Comm comm, MPI_Request *request), comm)
-
-/* neighborhood collectives */
-STUB(Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, MPI_Comm comm), comm)
-STUB(Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm), comm)
-STUB(Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, MPI_Comm comm), comm)
-STUB(Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                          MPI_Comm comm), comm)
-STUB(Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm), comm)
-STUB(Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), comm)
-STUB(Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request *request), comm)
-STUB(Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), comm)
-STUB(Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                           MPI_Comm comm, MPI_Request *request), comm)
-STUB(Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                           MPI_Request *request), comm)
-
 /* one-sided communication (RMA) */
 STUB(Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win), comm)
 STUB(Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win), comm)

@@ -26,7 +26,7 @@
 
 set -u
 
-PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale'
+PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll'
 MATRIX='1x1 1x4 2x2 2x8'
 OMPI_NPS='1 2'
 RUN_TIMEOUT=120   # ampirun --timeout
@@ -176,11 +176,41 @@ if has gpu_query; then
         --timeout "$RUN_TIMEOUT" -np 2 +vp 2 "$bindir/gpu_query"
 fi
 
+# Between processes device payloads take CUDA IPC by default; AMPI_GPU_IPC=0
+# sends them the other way, under a UCX DEVICE tag: test that route too.
+if has gpu_pt2pt; then
+    for cell in 2x2 2x8; do
+        p=${cell%x*} v=${cell#*x}
+        run_case "gpu/gpu_pt2pt-ucx-route np=$p vp=$v" gpu_pt2pt \
+            "$logdir/gpu_pt2pt.ucxroute.np$p.vp$v.log" env AMPI_GPU_IPC=0 "$launcher" \
+            --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/gpu_pt2pt"
+    done
+fi
+
+# Collectives: at 2x2 (one rank per process, two GPUs) the blocking ones go
+# to NCCL; run them once more on the kernel path between processes.
+if has gpu_coll; then
+    run_case "gpu/gpu_coll-nonccl np=2 vp=2" gpu_coll "$logdir/gpu_coll.nonccl.log" \
+        env AMPI_NCCL=0 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 "$bindir/gpu_coll"
+fi
+
+# The host-staging fallback: a UCX without CUDA and no IPC route.  Without
+# --fallback, the system's UCX is used when it has no CUDA transport (the GPU
+# machine's image is such a case).
+if [ -z "$fallback" ]; then
+    for dir in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64; do
+        if [ -e "$dir/libucp.so.0" ] && ! ls "$dir"/ucx/libuct_cuda* >/dev/null 2>&1; then
+            fallback=$dir
+            break
+        fi
+    done
+    [ -z "$fallback" ] && skip "gpu/gpu_pt2pt-fallback" "no UCX without CUDA support found (use --fallback LIBDIR)"
+fi
 if [ -n "$fallback" ]; then
     if has gpu_pt2pt; then
         run_case "gpu/gpu_pt2pt-fallback np=2 vp=2" gpu_pt2pt \
             "$logdir/gpu_pt2pt.fallback.log" \
-            env LD_LIBRARY_PATH="$fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+            env AMPI_GPU_IPC=0 LD_LIBRARY_PATH="$fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
             "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 \
             "$bindir/gpu_pt2pt"
     else

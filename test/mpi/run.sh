@@ -49,6 +49,8 @@ coll_ops          all                    0        -
 coll_user_ops     all                    0        -
 coll_args         1x1,1x4,2x4,4x16       0        -
 coll_nb           all                    0        -
+coll_neighbor     all                    0        -
+coll_alltoallw    all                    0        -
 comm_basic        all                    0        -
 comm_group        all                    0        -
 comm_coll         all                    0        -
