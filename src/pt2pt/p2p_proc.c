@@ -11,7 +11,33 @@
 
 p2p_proc_t p2p_proc;
 
-int p2p_proc_of(int world) { return rank_place_proc(p2p_proc.nranks, p2p_proc.nprocs, world); }
+/* Every remote send asks which process holds its destination; a table
+ * answers without rank_place_proc's two integer divisions (jobs of up to
+ * PROC_OF_TABLE_MAX ranks; beyond that the table would cost more memory
+ * than it saves time). */
+#define PROC_OF_TABLE_MAX (1 << 20)
+static int *proc_of_table;
+
+int p2p_proc_of(int world)
+{
+    if (UTIL_LIKELY(proc_of_table != NULL))
+        return proc_of_table[world];
+    return rank_place_proc(p2p_proc.nranks, p2p_proc.nprocs, world);
+}
+
+static void proc_of_table_init(void)
+{
+    free(proc_of_table);
+    proc_of_table = NULL;
+    if (p2p_proc.nprocs < 2 || p2p_proc.nranks > PROC_OF_TABLE_MAX)
+        return;
+    int *t = malloc((size_t)p2p_proc.nranks * sizeof *t);
+    if (!t)
+        return; /* computed on each call instead */
+    for (int w = 0; w < p2p_proc.nranks; w++)
+        t[w] = rank_place_proc(p2p_proc.nranks, p2p_proc.nprocs, w);
+    proc_of_table = t;
+}
 
 void p2p_proc_init(int nranks, int nprocs, int proc)
 {
@@ -21,6 +47,7 @@ void p2p_proc_init(int nranks, int nprocs, int proc)
     p2p_proc.first = rank_place_first(nranks, nprocs, proc);
     p2p_proc.nlocal = rank_place_count(nranks, nprocs, proc);
     p2p_proc.eager_limit = util_env_size("AMPI_EAGER_LIMIT", 8192);
+    proc_of_table_init();
     util_dlist_init(&p2p_proc.copies);
     p2p_proc.ranks = calloc((size_t)p2p_proc.nlocal, sizeof *p2p_proc.ranks);
     if (!p2p_proc.ranks)

@@ -2,11 +2,13 @@
  * process today), endpoints created on first use from addresses published
  * through PMIx.  The layer moves bytes only; MPI matching lives in pt2pt.
  *
- * Envelopes arrive through the handlers given to ucx_init: env_alloc gives
- * the bytes to receive into (so pt2pt can put its own bookkeeping in front of
- * them and keep the buffer as an unexpected message without copying), and
- * env_arrived hands them over in order of completion (which pt2pt puts back
- * into send order with sequence numbers). */
+ * Envelopes travel as UCX active messages, always eager, and arrive through
+ * the handlers given to ucx_init: env_alloc gives the bytes the AM callback
+ * copies them into (so pt2pt can put its own bookkeeping in front of them and
+ * keep the buffer as an unexpected message without another copy), and
+ * env_arrived hands them over after ucp_worker_progress has returned, in
+ * arrival order (which pt2pt puts back into send order with sequence
+ * numbers: envelopes of different sizes may take different paths). */
 #ifndef AMPI_UCX_H
 #define AMPI_UCX_H
 
@@ -34,8 +36,8 @@ typedef enum { UCX_MEM_HOST = 0, UCX_MEM_CUDA = 1 } ucx_mem_t;
 
 /* Start UCX and publish our worker address (the caller fences afterwards). */
 int ucx_init(int proc, int nprocs, const ucx_handlers_t *h);
-/* Keep receives for envelopes of up to max_envelope bytes posted (after the
- * address exchange; envelopes must never be longer). */
+/* The usual longest envelope: arrivals up to max_envelope bytes get buffers
+ * of exactly that size from env_alloc (its pool), longer ones their own. */
 void ucx_post_envelopes(size_t max_envelope);
 bool ucx_active(void);
 /* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
@@ -57,7 +59,8 @@ int ucx_recv_tagged(void *buf, size_t len, uint64_t tag, ucx_mem_t mem, ucx_op_t
 /* A fresh PAYLOAD (or DEVICE) tag from this PE. */
 uint64_t ucx_fresh_tag(int type);
 
-/* Bytes the caller must provide as iov_store for ucx_send_envelope. */
+/* Bytes the caller may provide as iov_store for ucx_send_envelope (no longer
+ * used: the AM carries hdr as its header and data as its payload). */
 #define UCX_IOV_STORE_SIZE 32
 
 #endif

@@ -20,7 +20,10 @@ static struct {
     bool active;
 } U;
 
-_Static_assert(sizeof(ucp_dt_iov_t) * 2 <= UCX_IOV_STORE_SIZE, "iov store too small");
+/* The active message id of envelopes (the only AM handler we register). */
+#define UCX_AM_ENVELOPE 0
+
+static void env_handler_set(void);
 
 bool ucx_active(void) { return U.active; }
 
@@ -50,7 +53,7 @@ int ucx_init(int proc, int nprocs, const ucx_handlers_t *h)
         util_fatal("ucp_config_read: %s", ucs_status_string(st));
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
-        .features = UCP_FEATURE_TAG,
+        .features = UCP_FEATURE_TAG | UCP_FEATURE_AM, /* AM: envelopes; tags: rendezvous payloads */
         .estimated_num_eps = (size_t)nprocs,
     };
     st = ucp_init(&params, config, &U.context);
@@ -65,6 +68,8 @@ int ucx_init(int proc, int nprocs, const ucx_handlers_t *h)
     st = ucp_worker_create(U.context, &wp, &U.worker);
     if (st != UCS_OK)
         util_fatal("ucp_worker_create: %s", ucs_status_string(st));
+
+    env_handler_set(); /* before anyone can know our address */
 
     ucp_address_t *addr;
     size_t alen;
@@ -142,33 +147,28 @@ static ucs_memory_type_t mem_type(ucx_mem_t m)
     return m == UCX_MEM_CUDA ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
 }
 
+/* Envelopes travel as UCX active messages (id UCX_AM_ENVELOPE), always
+ * eager.  The first part goes as the AM's user header, the second (when
+ * there is one) as its data: no iov and no copy at the sender, and the
+ * receiver's callback sees the bytes without any tag matching. */
 int ucx_send_envelope(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op,
                       void *iov_store)
 {
+    (void)iov_store; /* not needed since envelopes became active messages */
     ucp_ep_h ep = ep_of(proc);
     ucp_request_param_t prm = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE |
+                        UCP_OP_ATTR_FIELD_FLAGS,
+        .flags = UCP_AM_SEND_FLAG_EAGER, /* the receiver's callback must get the bytes at once */
         .cb.send = send_cb,
         .user_data = op,
-        .memory_type = UCS_MEMORY_TYPE_HOST,
+        .memory_type = UCS_MEMORY_TYPE_HOST, /* spares UCX a memory-type lookup */
     };
-    uint64_t tag = ucx_tag_make(UCX_TAG_ENVELOPE, (uint32_t)U.proc, 0);
     ucs_status_ptr_t r;
-    if (dlen == 0) {
-        r = ucp_tag_send_nbx(ep, hdr, hlen, tag, &prm);
-    } else {
-        /* header and user data go out as one message without a copy; UCX
-         * reads the iov array until completion, so it lives in the caller's
-         * request (iov_store) */
-        ucp_dt_iov_t *iov = iov_store;
-        iov[0].buffer = (void *)hdr;
-        iov[0].length = hlen;
-        iov[1].buffer = (void *)data;
-        iov[1].length = dlen;
-        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-        prm.datatype = ucp_dt_make_iov();
-        r = ucp_tag_send_nbx(ep, iov, 2, tag, &prm);
-    }
+    if (dlen == 0) /* one contiguous envelope: all of it as data (the short path) */
+        r = ucp_am_send_nbx(ep, UCX_AM_ENVELOPE, NULL, 0, hdr, hlen, &prm);
+    else
+        r = ucp_am_send_nbx(ep, UCX_AM_ENVELOPE, hdr, hlen, data, dlen, &prm);
     return started(r, "envelope send");
 }
 
@@ -196,78 +196,82 @@ int ucx_recv_tagged(void *buf, size_t len, uint64_t tag, ucx_mem_t mem, ucx_op_t
 }
 
 /* ---- envelopes ----
- * A few receives for "any envelope" stay posted all the time, so an arriving
- * envelope lands straight in our buffer (UCX's expected path, one copy)
- * instead of waiting in UCX's unexpected queue for a probe.  Completed
- * slots are handed up after ucp_worker_progress returns, in completion
- * order, and posted again with a fresh buffer. */
+ * The AM callback runs inside ucp_worker_progress: it copies the envelope
+ * into a buffer from env_alloc and queues it; ucx_progress hands the queue
+ * up once ucp_worker_progress has returned, in arrival order, so that the
+ * handler may call UCX itself (ACKs, rendezvous receives).  Earlier versions
+ * kept tagged receives for "any envelope" posted; each arrival then paid for
+ * UCX's wildcard tag search, a request, a completion callback and the
+ * re-post of the receive -- about 400 instructions that the AM path does not
+ * have. */
 
-#define UCX_ENV_SLOTS 16
-
-typedef struct env_slot {
+typedef struct env_arrival {
     void *buf;
-    void *req;                 /* UCX request while posted and not done */
-    size_t len;                /* received length once done */
-    struct env_slot *next_done;
-    bool posted;
-} env_slot_t;
+    size_t len;
+} env_arrival_t;
 
-static env_slot_t env_slots[UCX_ENV_SLOTS];
-static env_slot_t *env_done_head, **env_done_tail = &env_done_head;
-static size_t env_cap;
+static struct {
+    env_arrival_t *q;  /* ring of arrivals not yet handed up */
+    size_t cap, head, n; /* cap: a power of two, so that wrapping is a mask */
+    size_t buf_len;    /* env_alloc size: the longest envelope (0 until known) */
+    bool closed;       /* ucx_close ran: nobody takes envelopes any more */
+} E;
 
-static void env_slot_done(env_slot_t *s, size_t len)
+static void env_queue(void *buf, size_t len)
 {
-    s->len = len;
-    s->posted = false;
-    s->next_done = NULL;
-    *env_done_tail = s;
-    env_done_tail = &s->next_done;
-}
-
-static void env_recv_cb(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info, void *user_data)
-{
-    env_slot_t *s = user_data;
-    ucp_request_free(request);
-    s->req = NULL;
-    if (status == UCS_ERR_CANCELED) { /* shutting down */
-        s->posted = false;
-        U.h.env_free(s->buf);
-        return;
+    if (E.n == E.cap) { /* grow the ring, keeping arrival order */
+        size_t cap = E.cap ? 2 * E.cap : 64;
+        env_arrival_t *q = malloc(cap * sizeof *q);
+        if (!q)
+            util_fatal("out of memory for arrived envelopes");
+        for (size_t i = 0; i < E.n; i++)
+            q[i] = E.q[(E.head + i) & (E.cap - 1)];
+        free(E.q);
+        E.q = q;
+        E.cap = cap;
+        E.head = 0;
     }
-    if (status != UCS_OK)
-        util_fatal("envelope receive failed: %s", ucs_status_string(status));
-    env_slot_done(s, info->length);
+    E.q[(E.head + E.n) & (E.cap - 1)] = (env_arrival_t){ buf, len };
+    E.n++;
 }
 
-static void env_post(env_slot_t *s)
+static ucs_status_t env_am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+                              const ucp_am_recv_param_t *param)
 {
-    s->buf = U.h.env_alloc(env_cap);
-    s->posted = true;
-    ucp_tag_recv_info_t info;
-    ucp_request_param_t prm = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE |
-                        UCP_OP_ATTR_FIELD_RECV_INFO,
-        .cb.recv = env_recv_cb,
-        .user_data = s,
-        .memory_type = UCS_MEMORY_TYPE_HOST,
-        .recv_info.tag_info = &info,
+    (void)arg;
+    if (UTIL_UNLIKELY(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+        util_fatal("envelope arrived by rendezvous (the sender forces eager)");
+    if (UTIL_UNLIKELY(E.closed))
+        return UCS_OK; /* a message nobody receives (MPI leaves this erroneous) */
+    size_t len = header_length + length;
+    /* buffers of the standard size come from the handler's pool */
+    void *buf = U.h.env_alloc(len <= E.buf_len ? E.buf_len : len);
+    if (header_length)
+        memcpy(buf, header, header_length);
+    if (length)
+        memcpy((char *)buf + header_length, data, length);
+    env_queue(buf, len);
+    return UCS_OK;
+}
+
+static void env_handler_set(void)
+{
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                      UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = UCX_AM_ENVELOPE,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+        .cb = env_am_cb,
+        .arg = NULL,
     };
-    ucs_status_ptr_t r = ucp_tag_recv_nbx(U.worker, s->buf, env_cap, ucx_tag_make(UCX_TAG_ENVELOPE, 0, 0),
-                                          UCX_TAG_TYPE_MASK, &prm);
-    if (r == NULL)
-        env_slot_done(s, info.length); /* it was waiting in UCX's unexpected queue */
-    else if (UCS_PTR_IS_ERR(r))
-        util_fatal("cannot post an envelope receive: %s", ucs_status_string(UCS_PTR_STATUS(r)));
-    else
-        s->req = r;
+    ucs_status_t st = ucp_worker_set_am_recv_handler(U.worker, &hp);
+    if (st != UCS_OK)
+        util_fatal("ucp_worker_set_am_recv_handler: %s", ucs_status_string(st));
 }
 
 void ucx_post_envelopes(size_t max_envelope)
 {
-    env_cap = max_envelope;
-    for (int i = 0; i < UCX_ENV_SLOTS; i++)
-        env_post(&env_slots[i]);
+    E.buf_len = max_envelope;
 }
 
 int ucx_progress(void)
@@ -275,15 +279,13 @@ int ucx_progress(void)
     if (!U.active)
         return 0;
     int n = (int)ucp_worker_progress(U.worker);
-    while (env_done_head) {
-        env_slot_t *s = env_done_head;
-        env_done_head = s->next_done;
-        if (!env_done_head)
-            env_done_tail = &env_done_head;
-        void *buf = s->buf;
-        size_t len = s->len;
-        env_post(s); /* before handing over: the handler may send, and we want the slot back soon */
-        U.h.env_arrived(buf, len);
+    /* the handler may send, and a send may progress UCX and queue more:
+     * take one arrival at a time from the ring */
+    while (E.n) {
+        env_arrival_t a = E.q[E.head];
+        E.head = (E.head + 1) & (E.cap - 1);
+        E.n--;
+        U.h.env_arrived(a.buf, a.len);
         n++;
     }
     return n;
@@ -306,22 +308,14 @@ void ucx_close(void)
 {
     if (!U.active)
         return;
-    /* withdraw the posted envelope receives (their buffers come back through
-     * the callback with UCS_ERR_CANCELED); anything still arriving now would
-     * be a message nobody receives */
-    for (int i = 0; i < UCX_ENV_SLOTS; i++) {
-        env_slot_t *s = &env_slots[i];
-        if (s->posted && s->req)
-            ucp_request_cancel(U.worker, s->req);
-        while (s->posted && s->req)
-            ucp_worker_progress(U.worker);
+    /* arrived but never handed up, and anything arriving from now on, is
+     * a message nobody receives */
+    E.closed = true;
+    while (E.n) {
+        U.h.env_free(E.q[E.head].buf);
+        E.head = (E.head + 1) & (E.cap - 1);
+        E.n--;
     }
-    while (env_done_head) { /* arrived but never handed up */
-        env_slot_t *s = env_done_head;
-        env_done_head = s->next_done;
-        U.h.env_free(s->buf);
-    }
-    env_done_tail = &env_done_head;
     ucp_request_param_t flush = { .op_attr_mask = 0 };
     wait_req(ucp_worker_flush_nbx(U.worker, &flush), "worker flush");
     for (int i = 0; i < U.nprocs; i++) {
@@ -339,6 +333,9 @@ void ucx_fini(void)
     if (!U.active)
         return;
     free(U.eps);
+    free(E.q);
+    E.q = NULL;
+    E.cap = E.head = E.n = 0;
     ucp_worker_destroy(U.worker);
     ucp_cleanup(U.context);
     U.active = false;
