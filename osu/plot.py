@@ -2,8 +2,10 @@
 """Turn run-compare.sh's results.csv into log-log PNG plots.
 
 One PNG per benchmark and placement (e.g. osu_latency_D-D.png), one line per
-library. Run it wherever matplotlib is installed (not needed on the GPU
-machine): osu/plot.py DIR/results.csv [--out DIR]
+library: AMPI-UCX vs Open MPI, plus ucx_perftest where measured and NCCL on
+the device all-reduce (osu_allreduce_D-D.png, and its bus bandwidth in
+osu_allreduce_busbw_D-D.png). Run it wherever matplotlib is installed (not
+needed on the GPU machine): osu/plot.py DIR/results.csv [--out DIR]
 """
 import argparse
 import csv
@@ -15,7 +17,16 @@ LIBRARY_LABELS = {
     "ampi-ucx": "AMPI-UCX",
     "openmpi": "Open MPI",
     "ucx-perftest": "ucx_perftest (raw UCX)",
+    "nccl": "NCCL (ncclAllReduce)",
 }
+
+# Libraries in legend order: ours first, the references last.
+LIBRARY_ORDER = ["ampi-ucx", "openmpi", "nccl", "ucx-perftest"]
+
+# Collectives put every buffer on one side: their placement names that side.
+COLLECTIVES = {"osu_allreduce", "osu_allreduce_busbw", "osu_bcast", "osu_reduce",
+               "osu_allgather", "osu_alltoall", "osu_barrier"}
+BANDWIDTH_UNITS = {"MB/s", "GB/s"}
 
 
 def read_results(path):
@@ -37,16 +48,23 @@ def read_results(path):
 def plot_one(pyplot, key, by_library, unit, out_dir):
     benchmark, placement = key
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
-    for library in sorted(by_library):
+    order = {name: k for k, name in enumerate(LIBRARY_ORDER)}
+    for library in sorted(by_library, key=lambda name: (order.get(name, len(order)), name)):
         points = sorted(by_library[library])
         axes.plot([p[0] for p in points], [p[1] for p in points], marker="o",
                   markersize=3, label=LIBRARY_LABELS.get(library, library))
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
     axes.set_xlabel("message size (bytes)")
-    better = "higher" if unit == "MB/s" else "lower"
-    axes.set_ylabel(f"{'bandwidth' if unit == 'MB/s' else 'latency'} ({unit}), {better} is better")
-    axes.set_title(f"{benchmark}, buffers {placement.replace('-', ' -> ')}")
+    is_bandwidth = unit in BANDWIDTH_UNITS
+    better = "higher" if is_bandwidth else "lower"
+    quantity = "bus bandwidth" if benchmark.endswith("_busbw") else "bandwidth" if is_bandwidth else "latency"
+    axes.set_ylabel(f"{quantity} ({unit}), {better} is better")
+    if benchmark in COLLECTIVES:
+        where = {"H": "host", "D": "device"}.get(placement.split("-")[0], placement)
+        axes.set_title(f"{benchmark}, buffers on the {where}")
+    else:
+        axes.set_title(f"{benchmark}, buffers {placement.replace('-', ' -> ')}")
     axes.grid(True, which="both", linewidth=0.3)
     axes.legend()
     figure.tight_layout()

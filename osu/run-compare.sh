@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Side-by-side runner: the osu-style suite (point-to-point and collectives)
 # under AMPI-UCX and under Open MPI (over the same CUDA-aware UCX), plus raw
-# UCX (ucx_perftest) for reference.
+# UCX (ucx_perftest) and NCCL's own all-reduce (nccl_allreduce.c) for
+# reference.
 #
 #   osu/run-compare.sh [--cpu] [--out DIR] [--quick]
 #
 # Builds the suite twice (DIR/build-ampi with $AMPI_PREFIX/bin/ampicc,
 # DIR/build-ompi with Open MPI's mpicc), runs every benchmark with both for
 # placement H H and, when nvidia-smi lists at least two GPUs, also D D, D H
-# and H D (collectives: H only); then writes DIR/results.csv and
-# DIR/tables.md. Every run is bounded by `timeout`. See osu/README.md.
+# and H D (collectives: H H and D D, all buffers on one side; NCCL beside
+# osu_allreduce D D); then writes DIR/results.csv and DIR/tables.md, and
+# plots when matplotlib is there. Every run is bounded by `timeout`; a run
+# that fails (Open MPI 4.1 crashes on device all-reduce) is recorded and
+# the runner goes on. See osu/README.md.
 # Command lines are kept as strings (to log them verbatim) and split on
 # purpose when run; no path or argument here contains blanks.
 # shellcheck disable=SC2086
@@ -31,7 +35,12 @@ Environment:
   OSU_PLACEMENTS   e.g. "H-H D-D" (default: H-H, plus D-D D-H H-D with GPUs)
   OSU_RUN_TIMEOUT  seconds per run (default 120 quick, 300 full)
   OSU_MULTI_NP     processes for osu_mbw_mr and osu_multi_lat (default 2)
-  OSU_COLL_NP      processes for the collectives (default 2)
+  OSU_COLL_NP      processes for the collectives and nccl_allreduce (default 2)
+  OSU_NCCL_MAX     largest size of nccl_allreduce and osu_allreduce D D
+                   (default 134217728, 1048576 with --quick)
+  NCCL_HOME        where include/nccl.h and lib/libnccl.so are, when not in
+                   CUDA_HOME or the system paths
+  OSU_PYTHON       python with matplotlib for the plots (default python3)
 EOF
 }
 
@@ -64,11 +73,26 @@ OMPI_MPICC=${OMPI_MPICC:-mpicc}
 OMPI_MPIRUN=${OMPI_MPIRUN:-mpirun}
 MULTI_NP=${OSU_MULTI_NP:-2}
 COLL_NP=${OSU_COLL_NP:-2}
+OSU_PYTHON=${OSU_PYTHON:-python3}
 if [ "$quick" = 1 ]; then RUN_TIMEOUT=${OSU_RUN_TIMEOUT:-120}; else RUN_TIMEOUT=${OSU_RUN_TIMEOUT:-300}; fi
+if [ "$quick" = 1 ]; then NCCL_MAX=${OSU_NCCL_MAX:-1048576}; else NCCL_MAX=${OSU_NCCL_MAX:-134217728}; fi
 P2P_BENCHMARKS="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
 COLL_BENCHMARKS="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
 BENCHMARKS=${OSU_BENCHMARKS:-$P2P_BENCHMARKS $COLL_BENCHMARKS}
 is_collective() { case " $COLL_BENCHMARKS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+# Collectives put every buffer on one side: H H, or D D (-d cuda, as OSU's
+# own); D H / H D mean nothing there, and a barrier has no buffer at all.
+coll_runs_in() { # prog placement
+    case $2 in
+    H-H) return 0 ;;
+    D-D) [ "$1" != osu_barrier ] ;;
+    *) return 1 ;;
+    esac
+}
+# Whether a benchmark has a run (and a table) in this placement.
+runs_in() { # prog placement
+    if is_collective "$1"; then coll_runs_in "$1" "$2"; else return 0; fi
+}
 
 # NVLink multicast must stay off on the shared GPU machines.
 export NCCL_NVLS_ENABLE=0
@@ -173,6 +197,45 @@ build_suite() { # lib compiler
     log "built $BENCHMARKS into $dir"
 }
 
+# NCCL's all-reduce as the reference for osu_allreduce D D: built with Open
+# MPI's mpicc (MPI only bootstraps it), when nccl.h and libnccl are found.
+# The GPU machines have libnccl.so.2 without the libnccl.so link, so the
+# library is linked by its path.
+nccl_bin=""
+nccl_skip=""
+find_nccl() { # prints "include-dir library-path", or nothing
+    local inc="" lib="" d f
+    for d in ${NCCL_HOME:+$NCCL_HOME/include} $CUDA_HOME/include /usr/include /usr/local/include; do
+        [ -f "$d/nccl.h" ] && { inc=$d; break; }
+    done
+    for d in ${NCCL_HOME:+$NCCL_HOME/lib $NCCL_HOME/lib64} $CUDA_HOME/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+        for f in libnccl.so libnccl.so.2; do
+            [ -e "$d/$f" ] && { lib=$d/$f; break 2; }
+        done
+    done
+    [ -n "$inc" ] && [ -n "$lib" ] && echo "$inc $lib"
+}
+build_nccl() {
+    local found inc lib dir=$out/build-nccl cmd
+    found=$(find_nccl)
+    if [ -z "$found" ]; then
+        nccl_skip="nccl.h or libnccl not found (CUDA_HOME=$CUDA_HOME, NCCL_HOME=${NCCL_HOME:-unset}, /usr)"
+        return 0
+    fi
+    inc=${found% *}
+    lib=${found#* }
+    mkdir -p "$dir"
+    cmd="$OMPI_MPICC -std=c11 -O2 -Wall -Wextra -I$inc -I$CUDA_HOME/include -o $dir/nccl_allreduce $osu_dir/nccl_allreduce.c $lib -Wl,-rpath,$(dirname "$lib") -L$CUDA_HOME/lib64 -lcudart -Wl,-rpath,$CUDA_HOME/lib64"
+    echo "$cmd" >>"$commands"
+    if $cmd >"$logs/build-nccl.log" 2>&1; then
+        nccl_bin=$dir/nccl_allreduce
+        log "built $nccl_bin (nccl.h in $inc, $lib)"
+    else
+        log "building nccl_allreduce failed: see $logs/build-nccl.log"
+        echo "build nccl_allreduce" >>"$failures"
+    fi
+}
+
 built=""
 for lib in $libraries; do
     case $lib in
@@ -185,6 +248,21 @@ for lib in $libraries; do
         echo "build $lib" >>"$failures"
     fi
 done
+case " $BENCHMARKS :: $placements " in
+*" osu_allreduce "*::*" D-D "*)
+    if [ "$use_gpu" != 1 ]; then
+        nccl_skip="no GPUs in use"
+    elif [ "$COLL_NP" -gt "$gpu_count" ]; then
+        nccl_skip="OSU_COLL_NP=$COLL_NP processes, $gpu_count GPUs (NCCL needs one GPU per rank)"
+    elif ! command -v "$OMPI_MPICC" >/dev/null 2>&1; then
+        nccl_skip="$OMPI_MPICC not found"
+    else
+        build_nccl
+    fi
+    ;;
+*) nccl_skip="osu_allreduce D-D not selected" ;;
+esac
+[ -n "$nccl_skip" ] && log "SKIP nccl_allreduce: $nccl_skip"
 
 # ---------------------------------------------------------------- runs
 benchmark_kind() { case $1 in osu_bw | osu_bibw | osu_mbw_mr) echo bandwidth ;; *) echo latency ;; esac; }
@@ -197,10 +275,16 @@ benchmark_unit() { [ "$(benchmark_kind "$1")" = bandwidth ] && echo "MB/s" || ec
 benchmark_args() { # prog placement
     local args="-c"
     if is_collective "$1"; then
-        # Host buffers only (see run_osu); a barrier has no data to check.
+        # A barrier has no data to check.
         [ "$1" = osu_barrier ] && args=""
-        [ "$quick" = 1 ] && [ "$1" != osu_barrier ] && args="$args -m :1048576"
+        if [ "$1:$2" = osu_allreduce:D-D ]; then
+            # The sizes of the NCCL reference beside it.
+            args="$args -m :$NCCL_MAX"
+        elif [ "$quick" = 1 ] && [ "$1" != osu_barrier ]; then
+            args="$args -m :1048576"
+        fi
         [ "$quick" = 1 ] && args="$args -i 100 -x 10"
+        [ "$2" = D-D ] && args="$args -d cuda"
         echo "$args"
         return
     fi
@@ -257,38 +341,71 @@ collect_rows() { # stdout-file benchmark placement library unit
         }' "$1" >>"$csv"
 }
 
+# Runs one command bounded by timeout into logs/NAME.out/.err; a failure
+# (crash, timeout, non-zero exit) goes to failures.txt and the runner goes
+# on: Open MPI 4.1 segfaults on device all-reduce, and that is a result.
+run_logged() { # name what-for-failures.txt cmd...
+    local name=$1 what=$2 base=$logs/$1 rc
+    shift 2
+    echo "timeout $RUN_TIMEOUT $*" >>"$commands"
+    timeout -k 10 "$RUN_TIMEOUT" "$@" >"$base.out" 2>"$base.err" </dev/null
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        log "  exit status $rc (124 means timed out, 139 a segfault); see $base.err"
+        echo "$what exit-status $rc" >>"$failures"
+    fi
+    return 0
+}
+
 run_osu() { # lib prog placement
-    local lib=$1 prog=$2 placement=$3 np args cmd base rc
+    local lib=$1 prog=$2 placement=$3 np args cmd
     np=$(benchmark_np "$prog")
     args=$(benchmark_args "$prog" "$placement")
     cmd=$(launch_command "$lib" "$np" "$out/build-$lib/$prog" $args)
-    base=$logs/$lib-$prog-$placement
-    echo "timeout $RUN_TIMEOUT $cmd" >>"$commands"
     log "$lib $prog $placement"
-    timeout -k 10 "$RUN_TIMEOUT" $cmd >"$base.out" 2>"$base.err" </dev/null
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        log "  exit status $rc (124 means timed out); see $base.err"
-        echo "$prog $placement $(library_name "$lib") exit-status $rc" >>"$failures"
-    fi
-    collect_rows "$base.out" "$prog" "$placement" "$(library_name "$lib")" "$(benchmark_unit "$prog")"
+    run_logged "$lib-$prog-$placement" "$prog $placement $(library_name "$lib")" $cmd
+    collect_rows "$logs/$lib-$prog-$placement.out" "$prog" "$placement" "$(library_name "$lib")" "$(benchmark_unit "$prog")"
 }
 
-# Collectives run with host buffers only: AMPI-UCX's collectives would
-# treat a device pointer as host memory (device collectives are not
-# implemented yet), so a D placement would crash rather than measure.
+# NCCL's all-reduce, one process per GPU, out of place (as osu_allreduce):
+# its latency beside osu_allreduce D D, its bus bandwidth as
+# osu_allreduce_busbw rows.
+run_nccl() {
+    local args="-c -m 8:$NCCL_MAX" cmd base=$logs/nccl-nccl_allreduce-D-D
+    [ "$quick" = 1 ] && args="$args -i 100 -x 10"
+    cmd=$(launch_command ompi "$COLL_NP" "$nccl_bin" $args)
+    log "nccl nccl_allreduce D-D"
+    run_logged nccl-nccl_allreduce-D-D "nccl_allreduce D-D nccl" $cmd
+    collect_rows "$base.out" osu_allreduce D-D nccl us
+    awk '/^#/ { next } $1 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ && $NF != "Fail" {
+        printf "osu_allreduce_busbw,D-D,nccl,%s,%s,GB/s\n", $1, $3 }' "$base.out" >>"$csv"
+}
+
+# Bus bandwidth of the MPI device all-reduces, as nccl-tests counts it:
+# size / time * 2(n-1)/n, in GB/s (for 2 ranks: size / time).
+derive_busbw() {
+    awk -F, -v n="$COLL_NP" 'NR > 1 && $1 == "osu_allreduce" && $2 == "D-D" && $3 != "nccl" && $5 + 0 > 0 {
+        printf "osu_allreduce_busbw,D-D,%s,%s,%.2f,GB/s\n", $3, $4, $4 / ($5 * 1e3) * 2 * (n - 1) / n
+    }' "$csv" >"$out/busbw.tmp" && cat "$out/busbw.tmp" >>"$csv"
+    rm -f "$out/busbw.tmp"
+}
+
 coll_skipped=""
 for placement in $placements; do
     for prog in $BENCHMARKS; do
-        if is_collective "$prog" && [ "$placement" != H-H ]; then
+        if ! runs_in "$prog" "$placement"; then
             coll_skipped="$coll_skipped $prog:$placement"
             continue
         fi
         for lib in $built; do
             run_osu "$lib" "$prog" "$placement"
         done
+        if [ "$prog:$placement" = osu_allreduce:D-D ] && [ -n "$nccl_bin" ]; then
+            run_nccl
+        fi
     done
 done
+derive_busbw
 
 # ---------------------------------------------------------------- raw UCX
 perftest=""
@@ -386,6 +503,30 @@ table_rows() { # benchmark placement
         }' "$csv" | sort -n
 }
 
+# osu_allreduce D D beside NCCL: latency (us) and bus bandwidth (GB/s).
+allreduce_device_table() {
+    echo
+    echo "## osu_allreduce, D-D (us; busbw in GB/s), with NCCL"
+    echo
+    echo "| size | AMPI-UCX | Open MPI | ratio | NCCL | AMPI-UCX / NCCL | AMPI-UCX busbw | Open MPI busbw | NCCL busbw |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    awk -F, 'NR > 1 && $2 == "D-D" && ($1 == "osu_allreduce" || $1 == "osu_allreduce_busbw") {
+            sizes[$4] = 1
+            v[$1, $4, $3] = $5
+        }
+        function get(b, s, l) { return ((b, s, l) in v) ? v[b, s, l] : "-" }
+        function ratio(a, b) { return (a != "-" && b != "-" && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
+        END {
+            for (s in sizes) {
+                a = get("osu_allreduce", s, "ampi-ucx"); o = get("osu_allreduce", s, "openmpi")
+                c = get("osu_allreduce", s, "nccl")
+                printf "%s\t| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, s, a, o, ratio(a, o), c,
+                    ratio(a, c), get("osu_allreduce_busbw", s, "ampi-ucx"),
+                    get("osu_allreduce_busbw", s, "openmpi"), get("osu_allreduce_busbw", s, "nccl")
+            }
+        }' "$csv" | sort -n | cut -f2-
+}
+
 write_tables() {
     local md=$out/tables.md commit gpu ompi_version ucx_version
     commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -406,8 +547,9 @@ write_tables() {
         echo "- Mode: $([ "$quick" = 1 ] && echo quick || echo 'full (OSU default sizes and iterations)'); placements: $placements"
         echo "- Latency in us (one-way, lower is better); bandwidth in MB/s = 1e6 bytes/s (higher is better)."
         echo "- ratio = AMPI-UCX / Open MPI. ucx_perftest: raw UCX tag_lat / tag_bw between the same two endpoints."
-        echo "- Collectives: $COLL_NP processes, latency averaged over ranks (us), host buffers only (device collectives not implemented yet); osu_barrier is size 0."
-        [ -n "$coll_skipped" ] && echo "- Not run (device collectives not implemented yet):$coll_skipped"
+        echo "- Collectives: $COLL_NP processes, latency averaged over ranks (us); H-H host buffers, D-D every buffer on the device (-d cuda); osu_barrier is size 0."
+        [ -n "$coll_skipped" ] && echo "- Not run (collectives: H-H and D-D only; osu_barrier: no buffer, H-H only):$coll_skipped"
+        echo "- NCCL reference: $([ -n "$nccl_bin" ] && echo "nccl_allreduce (float sum, out of place, $COLL_NP ranks, one GPU each), beside osu_allreduce D-D; busbw = size / time * 2(n-1)/n in GB/s (nccl-tests), for 2 ranks size / time" || echo "not run: ${nccl_skip:-build failed}")"
         if [ -s "$failures" ]; then
             echo
             echo "## Failures"
@@ -418,7 +560,11 @@ write_tables() {
         for bench in $BENCHMARKS; do
             unit=$(benchmark_unit "$bench")
             for placement in $placements; do
-                if is_collective "$bench" && [ "$placement" != H-H ]; then continue; fi
+                runs_in "$bench" "$placement" || continue
+                if [ "$bench:$placement" = osu_allreduce:D-D ]; then
+                    allreduce_device_table
+                    continue
+                fi
                 echo
                 echo "## $bench, $placement ($unit)"
                 echo
@@ -451,6 +597,19 @@ write_tables() {
 }
 
 write_tables
+
+# Plots where matplotlib is (not on the GPU machines: plot the CSV later
+# with osu/plot.py).
+if "$OSU_PYTHON" -c 'import matplotlib' >/dev/null 2>&1; then
+    if "$OSU_PYTHON" "$osu_dir/plot.py" "$csv" --out "$out/plots" >"$logs/plot.log" 2>&1; then
+        log "plots in $out/plots"
+    else
+        log "plot.py failed: see $logs/plot.log"
+    fi
+else
+    log "SKIP plots: no matplotlib for $OSU_PYTHON; plot elsewhere with osu/plot.py $csv"
+fi
+
 if [ -s "$failures" ]; then
     log "some runs failed: see $failures"
     exit 1
