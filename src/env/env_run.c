@@ -146,6 +146,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         ucx_fini();
     }
     p2p_env_pool_drain();
+    p2p_stage_drain();
     gpu_finalize();
     ucx_pmix_finalize();
     free(p2p_proc.ranks);

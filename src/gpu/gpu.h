@@ -64,6 +64,10 @@ typedef struct gpu_copy {
     unsigned polls;
 } gpu_copy_t;
 int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c);
+/* Page-locked host memory for staging (NULL when unavailable); free
+ * returns false if p was not allocated here. */
+void *gpu_host_pinned_alloc(size_t n);
+bool gpu_host_pinned_free(void *p);
 bool gpu_copy_done(gpu_copy_t *c); /* true once finished (and then releases c's resources) */
 
 #endif

@@ -231,3 +231,24 @@ void gpu_copy_fini(void)
         s = next;
     }
 }
+
+void *gpu_host_pinned_alloc(size_t n)
+{
+    if (!gpu_state.on)
+        return NULL;
+    CUcontext previous;
+    if (gpu_ctx_enter(&previous) != 0)
+        return NULL;
+    void *p = NULL;
+    if (gpu_drv.MemAllocHost(&p, n) != GPU_CU_SUCCESS)
+        p = NULL;
+    gpu_ctx_leave(previous);
+    return p;
+}
+
+bool gpu_host_pinned_free(void *p)
+{
+    if (!gpu_state.on || !p)
+        return false;
+    return gpu_drv.MemFreeHost(p) == GPU_CU_SUCCESS;
+}

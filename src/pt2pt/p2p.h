@@ -21,7 +21,8 @@
  *    moves between memory types).  Never eager, never copied by the CPU.  In
  *    one process the receiver's match starts an asynchronous device copy
  *    (p2p_gpu.c) polled by the PE's progress.  Without a CUDA-capable UCX the
- *    device data is staged through host memory instead.
+ *    device data is staged through pinned host buffers, pipelined in chunks
+ *    (p2p_stage.c).
  *  - device buffers between processes of one node (the fastest route at every
  *    size on NVLink, p2p_ipc.c): the envelope carries a CUDA IPC handle of
  *    the sender's buffer instead of a payload tag; the receiver matches it
@@ -50,7 +51,7 @@
 #include "util/util_list.h"
 
 enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3, P2P_WIRE_IPC = 4, P2P_WIRE_CTS = 5 };
-enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2 };
+enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4 };
 
 typedef struct p2p_wire_hdr {
     uint8_t kind;     /* P2P_WIRE_* */
@@ -62,7 +63,7 @@ typedef struct p2p_wire_hdr {
     int32_t src_world;
     int32_t dst_world;
     uint32_t seq;     /* per (src_world, dst_world) pair */
-    uint32_t unused2;
+    uint32_t chunk;   /* RNDV + STAGED: the payload's chunk size (p2p_stage.c) */
     uint64_t size;    /* payload bytes */
     uint64_t payload_tag; /* RNDV: UCX tag of the data */
     uint64_t sreq;    /* SYNC: sender's request, echoed in the ACK */
@@ -88,6 +89,7 @@ typedef struct p2p_msg {
     size_t size;
     const void *data;            /* EAGER: the bytes; LOCAL: the sender's buffer */
     uint64_t payload_tag;        /* RNDV */
+    uint32_t stage_chunk;        /* RNDV staged in chunks (p2p_stage.c), else 0 */
     uint64_t sreq;               /* remote SYNC: id for the ACK */
     struct AMPI_Request_s *lreq; /* LOCAL: the sender's request */
     util_dlink_t stash_link;     /* while held back for ordering */
@@ -236,6 +238,11 @@ void p2p_copy_then_call(void *dst, const void *src, size_t n, p2p_req_t *a, void
 bool p2p_ipc_send(p2p_req_t *q, int proc);
 void p2p_ipc_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n);
 void p2p_ipc_cts_arrived(const p2p_wire_hdr_t *h, size_t len);
+/* Pipelined host staging of device payloads (p2p_stage.c). */
+void p2p_stage_send(p2p_req_t *q, int proc, p2p_wire_hdr_t *h);
+void p2p_stage_recv(p2p_req_t *q, const p2p_msg_t *msg, size_t keep);
+size_t p2p_stage_chunk(void);
+void p2p_stage_drain(void); /* at exit, before the GPU goes */
 /* Tell the sender of a synchronous or IPC message that it is done with. */
 void p2p_send_ack(int src_world, uint64_t sreq);
 

@@ -144,6 +144,11 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
     case P2P_MSG_RNDV: {
         if (msg->sync)
             send_ack(msg);
+        if (UTIL_UNLIKELY(msg->stage_chunk)) { /* device data staged in chunks */
+            p2p_stage_recv(q, msg, n);
+            p2p_msg_free(msg);
+            return;
+        }
         void *target = q->buf;
         ucx_mem_t mem = q->dev ? UCX_MEM_CUDA : UCX_MEM_HOST;
         if (n < msg->size || (q->dev && !p2p_proc.ucx_cuda)) {
@@ -245,6 +250,7 @@ void p2p_env_arrived(void *wire, size_t len)
         msg->kind = P2P_MSG_RNDV;
         msg->data = NULL;
         msg->payload_tag = h->payload_tag;
+        msg->stage_chunk = (h->flags & P2P_WIRE_STAGED) ? h->chunk : 0;
     }
     if (UTIL_UNLIKELY(h->seq != r->recv_seq[h->src_world])) {
         util_dlist_push_back(&r->stash, &msg->stash_link);

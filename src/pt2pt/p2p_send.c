@@ -124,6 +124,10 @@ static void send_remote(p2p_req_t *q, int dst_world)
             goto rendezvous;
         }
         /* host-staging fallback: this UCX cannot read device memory */
+        if (q->bytes > p2p_proc.eager_limit) {
+            p2p_stage_send(q, proc, h);
+            return;
+        }
         q->tmp = malloc(q->bytes);
         if (!q->tmp)
             util_fatal("out of memory for a staging buffer of %zu bytes", q->bytes);

@@ -213,6 +213,12 @@ if [ -n "$fallback" ]; then
             env AMPI_GPU_IPC=0 LD_LIBRARY_PATH="$fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
             "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 \
             "$bindir/gpu_pt2pt"
+        # small chunks: many chunks per message, every slot reused
+        run_case "gpu/gpu_pt2pt-fallback-chunk64K np=2 vp=8" gpu_pt2pt \
+            "$logdir/gpu_pt2pt.fallback64k.log" \
+            env AMPI_GPU_IPC=0 AMPI_GPU_STAGE_CHUNK=64K \
+            LD_LIBRARY_PATH="$fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+            "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_pt2pt"
     else
         skip "gpu/gpu_pt2pt-fallback" "gpu_pt2pt was not built or not selected"
     fi
