@@ -97,6 +97,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
      * nodes device payloads take the UCX route */
     p2p_proc.gpu_ipc = gpu_enabled() && job.local_size == job.nprocs && util_env_long("AMPI_GPU_IPC", 1) != 0;
     p2p_proc.gpu_ipc_push = util_env_long("AMPI_GPU_IPC_PUSH", 1) != 0;
+    p2p_proc.gpu_ipc_push_min = util_env_size("AMPI_GPU_IPC_PUSH_MIN", 0);
     if (job.nprocs > 1) {
         ucx_handlers_t h = { .env_alloc = p2p_env_alloc, .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
         ucx_init(job.proc, job.nprocs, &h);

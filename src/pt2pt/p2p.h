@@ -171,6 +171,7 @@ typedef struct p2p_proc {
     bool ucx_cuda;      /* UCX moves device memory itself */
     bool gpu_ipc;       /* device payloads to other processes go by CUDA IPC (p2p_ipc.c) */
     bool gpu_ipc_push;  /* ... and the sender's GPU writes them (else the receiver's reads) */
+    size_t gpu_ipc_push_min; /* ... from this many bytes on */
     util_dlist_t copies; /* device copies in flight (p2p_gpu.c) */
     int ncopies;
     p2p_msg_t *env_pool; /* free envelope buffers of p2p_env_max() bytes */

@@ -143,7 +143,10 @@ void p2p_ipc_cts_arrived(const p2p_wire_hdr_t *h, size_t len)
 
 void p2p_ipc_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n)
 {
-    if (p2p_proc.gpu_ipc_push && n > 0 && q->dev && send_cts(msg, q, n)) {
+    /* Pulling leaves two host messages (CTS, FIN) off the critical path of a
+     * ping-pong; pushing makes faster copies and more bandwidth.
+     * AMPI_GPU_IPC_PUSH_MIN sets the crossover (default: always push). */
+    if (p2p_proc.gpu_ipc_push && n > 0 && n >= p2p_proc.gpu_ipc_push_min && q->dev && send_cts(msg, q, n)) {
         p2p_msg_free(msg);
         return;
     }

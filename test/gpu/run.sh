@@ -194,6 +194,13 @@ if has gpu_coll; then
         env AMPI_NCCL=0 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 "$bindir/gpu_coll"
 fi
 
+# The IPC route with the receiver copying below 64 KiB and the sender above.
+if has gpu_pt2pt; then
+    run_case "gpu/gpu_pt2pt-ipc-pull-below-64K np=2 vp=8" gpu_pt2pt \
+        "$logdir/gpu_pt2pt.ipcpull.log" env AMPI_GPU_IPC_PUSH_MIN=64K "$launcher" \
+        --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_pt2pt"
+fi
+
 # The host-staging fallback: a UCX without CUDA and no IPC route.  Without
 # --fallback, the system's UCX is used when it has no CUDA transport (the GPU
 # machine's image is such a case).
