@@ -100,6 +100,16 @@ static inline void coll_keep_err(int *err, int e)
  * from coll_scratch (coll_dev.h), which follows the user's memory kind. */
 void *coll_malloc(size_t bytes);
 
+/* Host scratch space (coll_util.c says why it is cached): at least `bytes`
+ * bytes, 64-byte aligned, never NULL; the collectives reach it through
+ * coll_scratch (coll_dev.h).  Only coll_host_scratch_free releases it (into
+ * the calling rank's cache, or to the system); NULL is fine.
+ * coll_scratch_fini frees the cache: once, after the PE's scheduler has
+ * returned (coll_nb_fini). */
+void *coll_host_scratch(size_t bytes);
+void coll_host_scratch_free(void *p);
+void coll_scratch_fini(void);
+
 /* Where each rank's block lies in a gather/scatter-like buffer: uniform
  * blocks of `count` elements in rank order, or the user's counts[] and
  * displs[], or counts[] with element offsets offs[] (internal callers,
@@ -129,6 +139,16 @@ int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int 
 struct coll_op;
 int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                 const struct coll_op *op, int root, int tag);
+/* Every member of c is a rank of our process (and no GPU is in use, whose
+ * buffers could lie on several devices): the same answer on every member. */
+bool coll_all_local(const comm_t *c);
+/* Reduce (all: Allreduce) among ranks of one process: the members send the
+ * addresses of their buffers to the root, which reduces straight from every
+ * input and writes every output, then releases the members -- 2(n-1) small
+ * messages, n-1 reductions and n-1 copies, against log2(n) rounds of
+ * messages, copies and reductions per rank through the message layer. */
+int coll_local_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+                      const struct coll_op *op, int root, bool all, int tag);
 /* Root's own block: sbuf == NULL (gather) or rbuf == NULL (scatter) when
  * it is already in place. */
 int coll_gather(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,

@@ -2,17 +2,29 @@
  * in step k sends block (me - k) to its right neighbour and receives block
  * (me - k - 1) from its left one, straight into recvbuf: n-1 steps, each
  * rank sends and receives every other block once, any n and any block
- * sizes.  (Recursive doubling would need fewer steps for small blocks.) */
+ * sizes.  (Recursive doubling would need fewer steps for small blocks.)
+ * Our own block is copied into place while the first step's messages
+ * travel. */
 #include "coll/coll_nb.h"
 
-static int ring(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl, int tag)
+/* `own`: our block, still in the send buffer (NULL when in place); it
+ * goes out from there in the first step and is copied into place while
+ * that step's messages travel. */
+static int ring(p2p_rank_t *r, comm_t *c, const void *own, void *rbuf, const coll_layout_t *rl, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     int right = (me + 1) % n, left = (me - 1 + n) % n;
+    if (n == 1 && own)
+        coll_copy(coll_lay_at(rl, rbuf, me), own, coll_lay_bytes(rl, me));
     for (int k = 0; k < n - 1; k++) {
         int sb = (me - k + n) % n, rb = (me - k - 1 + n) % n;
-        coll_keep_err(&err, coll_sendrecv(r, c, coll_lay_at(rl, rbuf, sb), coll_lay_bytes(rl, sb), right,
-                                          coll_lay_at(rl, rbuf, rb), coll_lay_bytes(rl, rb), left, tag));
+        bool first_own = k == 0 && own;
+        p2p_req_t *q[2];
+        q[0] = coll_irecv(r, c, coll_lay_at(rl, rbuf, rb), coll_lay_bytes(rl, rb), left, tag);
+        q[1] = coll_isend(r, c, first_own ? own : coll_lay_at(rl, rbuf, sb), coll_lay_bytes(rl, sb), right, tag);
+        if (first_own)
+            coll_copy(coll_lay_at(rl, rbuf, me), own, coll_lay_bytes(rl, me));
+        coll_keep_err(&err, coll_waitall(q, 2));
     }
     return err;
 }
@@ -22,13 +34,17 @@ static int allgather(p2p_rank_t *r, comm_t *c, const void *sendbuf, int sendcoun
                      void *recvbuf, const coll_layout_t *rl, int tag)
 {
     int err = MPI_SUCCESS;
+    const void *own = NULL;
     if (sendbuf != MPI_IN_PLACE) {
         size_t sbytes = coll_bytes((size_t)sendcount, sendtype), room = coll_lay_bytes(rl, c->rank);
-        coll_copy(coll_lay_at(rl, recvbuf, c->rank), sendbuf, sbytes < room ? sbytes : room);
-        if (sbytes != room) /* every block travels with the receiver's size */
+        if (sbytes == room) {
+            own = sendbuf; /* the ring places it */
+        } else { /* every block travels with the receiver's size */
+            coll_copy(coll_lay_at(rl, recvbuf, c->rank), sendbuf, sbytes < room ? sbytes : room);
             err = sbytes > room ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+        }
     }
-    coll_keep_err(&err, ring(r, c, recvbuf, rl, tag));
+    coll_keep_err(&err, ring(r, c, own, recvbuf, rl, tag));
     return err;
 }
 

@@ -40,7 +40,7 @@ static bool on_device(const void *p, size_t bytes)
 void *coll_scratch(size_t bytes, const void *like)
 {
     if (!gpu_enabled() || !on_device(like, 1))
-        return coll_malloc(bytes);
+        return coll_host_scratch(bytes);
     void *p;
     int rc = gpu_dev_alloc(bytes, &p);
     if (rc)
@@ -52,7 +52,7 @@ void *coll_scratch(size_t bytes, const void *like)
 void coll_scratch_free(void *p)
 {
     if (p && !(gpu_enabled() && gpu_dev_free(p)))
-        free(p);
+        coll_host_scratch_free(p);
 }
 
 /* ---- MPI ops and types -> device kernels ---- */

@@ -29,8 +29,9 @@ struct coll_op;
 void coll_dev_copy(void *dst, const void *src, size_t bytes);
 
 /* Scratch space of `bytes` in the memory kind of `like` (device memory from
- * the GPU pool, else malloc); never NULL (aborts the job when out of
- * memory).  coll_scratch_free takes either kind, and NULL. */
+ * the GPU pool, host memory from the rank's cache: coll_host_scratch);
+ * never NULL (aborts the job when out of memory).  coll_scratch_free
+ * takes either kind, and NULL. */
 void *coll_scratch(size_t bytes, const void *like);
 void coll_scratch_free(void *p);
 

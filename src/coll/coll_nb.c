@@ -153,6 +153,7 @@ int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t
 void coll_nb_fini(void)
 {
     reap();
+    coll_scratch_fini(); /* the helpers are gone: nothing holds scratch space now */
     if (!seq_tables)
         return;
     for (int i = 0; i < p2p_proc.nlocal; i++) {

@@ -50,8 +50,9 @@ int coll_nb_start_uniform(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const void *
                           MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                           MPI_Request *request);
 
-/* Frees the finished helper threads and the sequence tables.  Called once
- * after the PE's scheduler has returned (every helper is DONE then). */
+/* Frees the finished helper threads, the sequence tables and the cached
+ * scratch space.  Called once after the PE's scheduler has returned (every
+ * helper is DONE then). */
 void coll_nb_fini(void);
 
 #endif

@@ -5,17 +5,27 @@
  * range on the left, so a commutative op runs over ranks numbered from the
  * root and a non-commutative one over ranks numbered from 0 (the tree is
  * then rooted at rank 0, which forwards the result to the root).  Tree
- * messages travel in segments (SEG_BYTES), reduced as they arrive. */
+ * messages travel in segments (SEG_BYTES), reduced as they arrive; a
+ * commutative op receives its first child's data straight into the result
+ * (no copy of the input). */
 #include "coll/coll_nb.h"
 
 #include <stdlib.h>
 
-/* Messages above SEG_BYTES travel in segments of about that size: a parent
- * reduces one segment while the next one arrives, and its receive scratch
- * (two segments) stays below glibc's mmap threshold, so it comes from the
- * heap again and again instead of being mapped and zero-filled anew on
- * every call (which made 256 KiB+ reductions 5-10x slower). */
-#define SEG_BYTES (32 * 1024)
+/* With more than two ranks, messages above SEG_BYTES travel in segments of
+ * about that size, so that a rank in the middle of the tree forwards the
+ * first segments while the later ones still arrive.  Every segment costs a
+ * rendezvous of its own, which outweighs the cache warmth of small
+ * segments: on two processes of one node 128 KiB segments ran 256 KiB-1 MiB
+ * reductions 1.5-2x faster than 32 KiB ones, and one unsegmented message
+ * faster still (27 against 36 us at 256 KiB), so two ranks -- a tree
+ * without a middle -- send whole messages. */
+#define SEG_BYTES (128 * 1024)
+
+/* Ranks of one process reduce through coll_local_reduce from this size on;
+ * below, its release messages cost more than the tree's copies (4 ranks on
+ * one PE: 2.2 against 1.2 us at 4 bytes, 2.6 against 2.9 us at 4 KiB). */
+#define LOCAL_MIN_BYTES 4096
 
 typedef struct segs {
     size_t per, n, count; /* elements per segment, segments, all elements */
@@ -36,28 +46,90 @@ static int send_segs(p2p_rank_t *r, comm_t *c, const void *buf, const segs_t *s,
     return err;
 }
 
-/* acc = acc op (peer's data), segment by segment, two receives in flight. */
-static int recv_reduce(p2p_rank_t *r, comm_t *c, void *acc, const segs_t *s, const coll_op_t *op, void *tmp[2],
-                       int peer, int tag)
+/* acc = acc op (peer's data), segment by segment as they arrive.  Every
+ * segment's receive is posted at once, so the sender never waits for a
+ * slot, and each is reduced as soon as it is in.  first != NULL (a
+ * commutative op, and acc does not hold our data yet): the peer's data
+ * lands in acc itself and `first` is reduced onto it -- no copy of our
+ * input, no scratch.  Otherwise it lands in tmp. */
+static int recv_reduce(p2p_rank_t *r, comm_t *c, void *acc, const void *first, const segs_t *s,
+                       const coll_op_t *op, void *tmp, int peer, int tag)
 {
     int err = MPI_SUCCESS;
-    p2p_req_t *q[2] = { NULL, NULL };
-    for (size_t k = 0; k < 2 && k < s->n; k++)
-        q[k] = coll_irecv(r, c, tmp[k], coll_bytes(seg_len(s, k), s->dt), peer, tag);
+    void *into = first ? acc : tmp;
+    p2p_req_t *small[8], **q = s->n <= 8 ? small : coll_malloc(s->n * sizeof *q);
+    for (size_t k = 0; k < s->n; k++)
+        q[k] = coll_irecv(r, c, seg_at(s, into, k), coll_bytes(seg_len(s, k), s->dt), peer, tag);
     for (size_t k = 0; k < s->n; k++) {
-        int b = (int)(k % 2);
         size_t m = seg_len(s, k);
         void *a = seg_at(s, acc, k);
-        coll_keep_err(&err, coll_waitall(&q[b], 1));
-        if (op->commute) { /* peer op acc == acc op peer */
-            coll_op_apply(op, tmp[b], a, m);
+        coll_keep_err(&err, coll_waitall(&q[k], 1));
+        if (first) { /* (ours) op peer == peer op (ours) */
+            coll_op_apply(op, seg_at(s, first, k), a, m);
+        } else if (op->commute) {
+            coll_op_apply(op, seg_at(s, tmp, k), a, m);
         } else { /* the lower range (ours) on the left */
-            coll_op_apply(op, a, tmp[b], m);
-            coll_copy(a, tmp[b], coll_bytes(m, s->dt));
+            void *t = seg_at(s, tmp, k);
+            coll_op_apply(op, a, t, m);
+            coll_copy(a, t, coll_bytes(m, s->dt));
         }
-        if (k + 2 < s->n)
-            q[b] = coll_irecv(r, c, tmp[b], coll_bytes(seg_len(s, k + 2), s->dt), peer, tag);
     }
+    if (q != small)
+        free(q);
+    return err;
+}
+
+bool coll_all_local(const comm_t *c)
+{
+    if (gpu_enabled()) /* device buffers of several GPUs: keep to the messages */
+        return false;
+    for (int i = 0; i < c->size; i++)
+        if (!p2p_is_local(comm_world_rank(c, i)))
+            return false;
+    return true;
+}
+
+typedef struct bufs {
+    const void *in;
+    void *out; /* NULL: the rank wants no result */
+} bufs_t;
+
+int coll_local_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+                      const coll_op_t *op, int root, bool all, int tag)
+{
+    int n = c->size, err = MPI_SUCCESS;
+    size_t bytes = coll_bytes(count, dt);
+    if (c->rank != root) {
+        bufs_t mine = { in, all ? out : NULL };
+        coll_keep_err(&err, coll_send(r, c, &mine, sizeof mine, root, tag));
+        coll_keep_err(&err, coll_recv(r, c, NULL, 0, root, tag)); /* root is done with our buffers */
+        return err;
+    }
+    bufs_t *b = coll_malloc((size_t)n * sizeof *b);
+    p2p_req_t **q = coll_malloc((size_t)n * sizeof *q);
+    for (int i = 0; i < n; i++)
+        q[i] = i == root ? NULL : coll_irecv(r, c, &b[i], sizeof *b, i, tag);
+    coll_keep_err(&err, coll_waitall(q, n));
+    void *saved = in == out && n > 1 ? coll_scratch(bytes, in) : NULL; /* in place: out is overwritten first */
+    if (saved)
+        coll_copy(saved, in, bytes);
+    b[root] = (bufs_t){ saved ? saved : in, out };
+    if (!err) {
+        /* in_0 op (in_1 op (... op in_{n-1})): rank order for any op, and
+         * every input read where it lies */
+        coll_copy(out, b[n - 1].in, bytes);
+        for (int i = n - 2; i >= 0; i--)
+            coll_op_apply(op, b[i].in, out, count);
+        for (int i = 0; all && i < n; i++)
+            if (i != root)
+                coll_copy(b[i].out, out, bytes);
+    }
+    for (int i = 0; i < n; i++)
+        q[i] = i == root ? NULL : coll_isend(r, c, NULL, 0, i, tag);
+    coll_keep_err(&err, coll_waitall(q, n));
+    coll_scratch_free(saved);
+    free(q);
+    free(b);
     return err;
 }
 
@@ -71,28 +143,34 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
             coll_copy(out, in, bytes);
         return MPI_SUCCESS;
     }
+    if (bytes >= LOCAL_MIN_BYTES && coll_all_local(c))
+        return coll_local_reduce(r, c, in, out, count, dt, op, root, false, tag);
     int base = op->commute ? root : 0; /* the tree's root */
     int v = (me - base + n) % n;
-    segs_t s = { .per = SEG_BYTES / (size_t)dt_extent(dt), .count = count, .dt = dt };
+    segs_t s = { .per = n == 2 ? count : SEG_BYTES / (size_t)dt_extent(dt), .count = count, .dt = dt };
     s.per = s.per == 0 ? 1 : s.per > count ? count : s.per;
     s.n = (count + s.per - 1) / s.per;
     const void *mine = in; /* our partial result so far */
     /* scratch in `in`'s memory kind; the root of a commutative op sums
      * straight into `out` */
-    void *acc = NULL, *acc_buf = NULL, *tmp[2] = { NULL, NULL };
+    void *acc = NULL, *acc_buf = NULL, *tmp = NULL;
     for (int mask = 1; mask < n; mask <<= 1) {
         if (v & mask) {
             coll_keep_err(&err, send_segs(r, c, mine, &s, (v - mask + base) % n, tag));
             break;
         }
         if (v + mask < n) {
-            if (!acc) { /* the first child: from now on we need scratch space */
+            const void *first = NULL;
+            if (!acc) { /* the first child: from now on we need a place for the partial result */
                 acc = op->commute && me == root ? out : (acc_buf = coll_scratch(bytes, in));
-                coll_copy(acc, in, bytes);
-                tmp[0] = coll_scratch(coll_bytes(s.per, dt), in);
-                tmp[1] = s.n > 1 ? coll_scratch(coll_bytes(s.per, dt), in) : NULL;
+                if (op->commute && acc != in)
+                    first = in;
+                else
+                    coll_copy(acc, in, bytes);
             }
-            coll_keep_err(&err, recv_reduce(r, c, acc, &s, op, tmp, (v + mask + base) % n, tag));
+            if (!first && !tmp)
+                tmp = coll_scratch(bytes, in);
+            coll_keep_err(&err, recv_reduce(r, c, acc, first, &s, op, tmp, (v + mask + base) % n, tag));
             mine = acc;
         }
     }
@@ -103,8 +181,7 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
     else if (me == root)
         coll_keep_err(&err, coll_recv(r, c, out, bytes, base, tag));
     coll_scratch_free(acc_buf);
-    coll_scratch_free(tmp[0]);
-    coll_scratch_free(tmp[1]);
+    coll_scratch_free(tmp);
     return err;
 }
 
