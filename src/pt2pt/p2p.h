@@ -50,8 +50,9 @@
 #include "ucx/ucx.h"
 #include "util/util_list.h"
 
-enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3, P2P_WIRE_IPC = 4, P2P_WIRE_CTS = 5 };
-enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4 };
+enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3, P2P_WIRE_IPC = 4, P2P_WIRE_CTS = 5,
+       P2P_WIRE_EAGER_SHORT = 6, P2P_WIRE_CHAN = 7 /* channel control, p2p_channel.h */ };
+enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4, P2P_WIRE_CHANNEL = 8 };
 
 typedef struct p2p_wire_hdr {
     uint8_t kind;     /* P2P_WIRE_* */
@@ -63,11 +64,25 @@ typedef struct p2p_wire_hdr {
     int32_t src_world;
     int32_t dst_world;
     uint32_t seq;     /* per (src_world, dst_world) pair */
-    uint32_t chunk;   /* RNDV + STAGED: the payload's chunk size (p2p_stage.c) */
+    uint32_t chunk;   /* RNDV + STAGED: the payload's chunk size (p2p_stage.c); + CHANNEL: payload count */
     uint64_t size;    /* payload bytes */
     uint64_t payload_tag; /* RNDV: UCX tag of the data */
-    uint64_t sreq;    /* SYNC: sender's request, echoed in the ACK */
+    uint64_t sreq;    /* SYNC: sender's request, echoed in the ACK; CHANNEL: the channel id */
 } p2p_wire_hdr_t;
+
+/* The compact envelope of a small eager send without flags (P2P_INLINE_MAX
+ * bytes of host data at most, always one contiguous buffer): only what
+ * matching needs, the size is the rest of the message.  28 bytes instead of
+ * 56 keep 64 bytes of data within UCX's shortest path on shared memory (92
+ * bytes in all); the receiver's intake (p2p_proc.c) delivers it at once or
+ * expands it into a full P2P_WIRE_EAGER envelope. */
+typedef struct p2p_wire_short {
+    uint8_t kind;     /* P2P_WIRE_EAGER_SHORT */
+    uint8_t unused[3];
+    uint32_t ctx;
+    int32_t src, tag, src_world, dst_world;
+    uint32_t seq;
+} p2p_wire_short_t;
 
 /* Eager data up to this size is copied behind the header so that UCX sends
  * one contiguous buffer (its fastest path); larger eager data goes as the
@@ -98,7 +113,8 @@ typedef struct p2p_msg {
     /* remote envelopes: the wire bytes follow the struct */
 } p2p_msg_t;
 
-typedef enum { P2P_REQ_SEND = 1, P2P_REQ_RECV = 2 } p2p_req_kind_t;
+/* CHANNEL: a channel's placeholder in the posted queue (p2p_channel.h) */
+typedef enum { P2P_REQ_SEND = 1, P2P_REQ_RECV = 2, P2P_REQ_CHANNEL = 3 } p2p_req_kind_t;
 typedef enum { P2P_MODE_STANDARD, P2P_MODE_SYNC, P2P_MODE_READY, P2P_MODE_BUFFERED } p2p_mode_t;
 
 typedef struct p2p_rank p2p_rank_t;
@@ -130,10 +146,16 @@ struct AMPI_Request_s {
     void *bsend_seg;     /* library-owned buffered send: its segment */
     void *ubuf;          /* non-contiguous datatype: the user's buffer (buf is then `pack`) */
     void *pack;          /* ... and the packed bytes that travel */
+    void *chan;          /* persistent: its channel (p2p_channel.h), else NULL */
     ucx_op_t op_env, op_data;
     uint64_t iov[4];     /* UCX reads the send iov until completion */
-    p2p_wire_hdr_t hdr;  /* a remote send's envelope lives until sent ... */
-    uint8_t inl[P2P_INLINE_MAX]; /* ... followed by small data: one contiguous message */
+    union {
+        struct {
+            p2p_wire_hdr_t hdr;  /* a remote send's envelope lives until sent ... */
+            uint8_t inl[P2P_INLINE_MAX]; /* ... followed by small data: one contiguous message */
+        };
+        uint8_t wire[sizeof(p2p_wire_hdr_t) + P2P_INLINE_MAX]; /* or a compact envelope + data */
+    };
     struct AMPI_Request_s *next_free;
 };
 typedef struct AMPI_Request_s p2p_req_t;
@@ -198,6 +220,7 @@ int p2p_proc_of(int world);
 
 /* requests */
 p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind);
+p2p_req_t *p2p_req_alloc(p2p_rank_t *r); /* not initialised: p2p_req_setup (p2p_api.h) does that */
 void p2p_req_release(p2p_req_t *q);
 /* Blocking calls keep their request on the rank's stack: init, then cleanup
  * (what release does, without returning the memory to the free list). */
@@ -214,6 +237,9 @@ int p2p_send_start(p2p_req_t *q);
 int p2p_recv_start(p2p_req_t *q);
 /* deliver an arrived message into a matched receive (frees msg) */
 void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
+/* Enter a remote envelope whose turn has come (after a channel held it
+ * back): into q, or through matching when q is NULL. */
+void p2p_enter(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
 void p2p_msg_free(p2p_msg_t *msg);
 /* Fill a matched receive's status; returns the bytes to copy (truncated). */
 size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size);

@@ -14,7 +14,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
         return err;
     if (UTIL_UNLIKELY(!request))
         return env_error(c, MPI_ERR_REQUEST, "MPI_Irecv");
-    p2p_req_t *q = p2p_req_prepare(r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
+    p2p_req_t *q = p2p_req_alloc(r); /* p2p_req_prepare would initialise it twice */
+    p2p_req_setup(q, r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
     p2p_recv_start(q);
     *request = q;
     return MPI_SUCCESS;

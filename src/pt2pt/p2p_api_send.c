@@ -3,7 +3,64 @@
 #include "pt2pt/p2p_api.h"
 #include "pt2pt/p2p_bsend.h"
 
+#include <stddef.h>
 #include <string.h>
+
+static void small_isent(ucx_op_t *op, int status, size_t len)
+{
+    (void)len;
+    p2p_req_t *q = UTIL_CONTAINER_OF(op, p2p_req_t, op_env);
+    if (status)
+        p2p_req_fail(q, MPI_ERR_OTHER);
+    p2p_req_part_done(q);
+}
+
+/* A nonblocking standard send of a few host bytes to another process
+ * (osu_bw's case, and halo exchanges'): what p2p_req_setup + p2p_send_start
+ * do, once -- no second initialisation, no datatype, device or mode
+ * branches, no full header: the compact envelope (p2p.h) is built in the
+ * request and usually gone before we return, so the request is complete at
+ * once.  p2p_req_init stays the one place that gives every field its
+ * default; only the arguments are set here. */
+static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const void *buf, int count,
+                               MPI_Datatype dt, size_t bytes, int dest, int dst_world, int tag)
+{
+    p2p_req_init(q, r, P2P_REQ_SEND);
+    q->active = true;
+    q->pending = 1; /* the envelope */
+    q->buf = (void *)buf;
+    q->count = count;
+    q->dt = dt;
+    q->peer = dest;
+    q->tag = tag;
+    q->comm = c->handle;
+    q->c = c;
+    q->ctx = c->ctx;
+    q->bytes = bytes;
+    if (UTIL_UNLIKELY(!c->predefined))
+        comm_retain(c); /* MPI_Comm_free may come before the request ends */
+    p2p_wire_short_t h = {
+        .kind = P2P_WIRE_EAGER_SHORT,
+        .ctx = c->ctx,
+        .src = c->rank,
+        .tag = tag,
+        .src_world = r->world,
+        .dst_world = dst_world,
+        .seq = r->send_seq[dst_world]++,
+    };
+    memcpy(q->wire, &h, sizeof h);
+    memcpy(q->wire + sizeof h, buf, bytes);
+    q->op_env.done = small_isent;
+    int rc = ucx_send_envelope(p2p_proc_of(dst_world), q->wire, sizeof h + bytes, NULL, 0, &q->op_env, NULL);
+    if (UTIL_LIKELY(rc == 0)) {
+        q->pending = 0;
+        q->complete = true;
+    } else if (rc < 0) {
+        p2p_req_fail(q, MPI_ERR_OTHER);
+        q->pending = 0;
+        q->complete = true;
+    } /* rc == 1: small_isent completes it */
+}
 
 static int isend_common(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                         MPI_Request *request, p2p_mode_t mode, const char *func)
@@ -15,7 +72,19 @@ static int isend_common(const void *buf, int count, MPI_Datatype dt, int dest, i
         return err;
     if (UTIL_UNLIKELY(!request))
         return env_error(c, MPI_ERR_REQUEST, func);
-    p2p_req_t *q = p2p_req_prepare(r, P2P_REQ_SEND, mode, buf, count, dt, dest, tag, c);
+    if (mode == P2P_MODE_STANDARD && dt_is_predefined(dt) && dest != MPI_PROC_NULL) {
+        size_t bytes = (size_t)count * dt_size(dt);
+        int dst = comm_world_rank(c, dest);
+        if (!p2p_is_local(dst) && bytes <= P2P_INLINE_MAX && bytes <= p2p_proc.eager_limit &&
+            !p2p_is_device(buf, bytes)) {
+            p2p_req_t *q = p2p_req_alloc(r);
+            isend_small_remote(q, r, c, buf, count, dt, bytes, dest, dst, tag);
+            *request = q;
+            return MPI_SUCCESS;
+        }
+    }
+    p2p_req_t *q = p2p_req_alloc(r); /* p2p_req_prepare would initialise it twice */
+    p2p_req_setup(q, r, P2P_REQ_SEND, mode, buf, count, dt, dest, tag, c);
     err = mode == P2P_MODE_BUFFERED ? p2p_bsend_start(q) : p2p_send_start(q);
     if (UTIL_UNLIKELY(err)) {
         p2p_req_release(q);
@@ -32,9 +101,11 @@ typedef struct small_send {
     rank_ult_t *waiter;
     int status;
     bool done;
-    p2p_wire_hdr_t h; /* followed by the data: one contiguous envelope */
+    p2p_wire_short_t h; /* followed by the data: one contiguous envelope */
     uint8_t data[P2P_INLINE_MAX];
 } small_send_t;
+_Static_assert(offsetof(small_send_t, data) == offsetof(small_send_t, h) + sizeof(p2p_wire_short_t),
+               "the data must follow the envelope without a gap");
 
 static void small_sent(ucx_op_t *op, int status, size_t len)
 {
@@ -51,20 +122,19 @@ static void small_sent(ucx_op_t *op, int status, size_t len)
  * UCX has the bytes, which for a short message is before ucx_send_envelope
  * returns -- so it skips request set-up, completion counting and clean-up
  * (about a third of the instructions of a small MPI_Send).  The envelope is
- * the same as send_remote's eager one. */
+ * the compact one (p2p_wire_short_t), as send_remote's for small data. */
 static int send_small_remote(p2p_rank_t *r, const comm_t *c, const void *buf, size_t bytes, int dst_world,
                              int tag)
 {
     small_send_t s;
-    s.h = (p2p_wire_hdr_t){
-        .kind = P2P_WIRE_EAGER,
+    s.h = (p2p_wire_short_t){
+        .kind = P2P_WIRE_EAGER_SHORT,
         .ctx = c->ctx,
         .src = c->rank,
         .tag = tag,
         .src_world = r->world,
         .dst_world = dst_world,
         .seq = r->send_seq[dst_world]++,
-        .size = bytes,
     };
     memcpy(s.data, buf, bytes);
     s.op.done = small_sent;
@@ -85,10 +155,13 @@ static int send_small_remote(p2p_rank_t *r, const comm_t *c, const void *buf, si
  * leaves an unexpected message. */
 static bool send_local_posted(const comm_t *c, const void *buf, size_t bytes, p2p_rank_t *dst, int tag)
 {
-    p2p_mentry_t *e = p2p_posted_match(&dst->posted, c->ctx, c->rank, tag);
+    p2p_mentry_t *e = p2p_posted_find(&dst->posted, c->ctx, c->rank, tag);
     if (!e)
         return false;
     p2p_req_t *rq = UTIL_CONTAINER_OF(e, p2p_req_t, m);
+    if (UTIL_UNLIKELY(rq->kind != P2P_REQ_RECV))
+        return false; /* a persistent channel's placeholder (p2p_channel.h): the general path */
+    p2p_posted_remove(&dst->posted, e);
     rq->posted = false;
     size_t n = p2p_fill_status(rq, c->rank, tag, bytes);
     if (UTIL_UNLIKELY(rq->dev))
@@ -113,7 +186,7 @@ static int send_common(const void *buf, int count, MPI_Datatype dt, int dest, in
         if (p2p_is_local(dst)) {
             if (!p2p_is_device(buf, bytes) && send_local_posted(c, buf, bytes, p2p_local(dst), tag))
                 return MPI_SUCCESS;
-        } else if (bytes <= P2P_INLINE_MAX && !p2p_is_device(buf, bytes)) {
+        } else if (bytes <= P2P_INLINE_MAX && bytes <= p2p_proc.eager_limit && !p2p_is_device(buf, bytes)) {
             err = send_small_remote(r, c, buf, bytes, dst, tag);
             return UTIL_UNLIKELY(err) ? env_error(c, err, func) : MPI_SUCCESS;
         }

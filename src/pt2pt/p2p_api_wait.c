@@ -141,13 +141,19 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status
     return any_common(count, reqs, indx, flag, status, false, "MPI_Testany");
 }
 
-static bool all_done(int count, MPI_Request reqs[])
+/* Index of the first request at or after `from` that is still running, or
+ * count.  A request never goes back from complete to running, so a caller
+ * waiting for all of them resumes where it left off: a window of n requests
+ * completing in order costs n checks in all, not n per poll. */
+static int first_running(int count, MPI_Request reqs[], int from)
 {
-    for (int i = 0; i < count; i++)
-        if (!req_inactive(reqs[i]) && !reqs[i]->complete)
-            return false;
-    return true;
+    int i = from;
+    while (i < count && (req_inactive(reqs[i]) || reqs[i]->complete))
+        i++;
+    return i;
 }
+
+static bool all_done(int count, MPI_Request reqs[]) { return first_running(count, reqs, 0) == count; }
 
 /* Retire every request of a completed set; MPI_ERR_IN_STATUS if any failed. */
 static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], const char *func)
@@ -158,6 +164,13 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
         if (req_inactive(reqs[i])) {
             p2p_status_empty(st);
+            continue;
+        }
+        if (UTIL_LIKELY(reqs[i]->status.MPI_ERROR == MPI_SUCCESS)) {
+            /* nothing to report: the communicator need not outlive it */
+            p2p_req_retire(&reqs[i], st);
+            if (st != MPI_STATUS_IGNORE)
+                st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
         comm_t *c = hold_comm(reqs[i]->c);
@@ -183,9 +196,10 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     (void)r;
     if (count < 0 || (count > 0 && !reqs))
         return env_error(NULL, MPI_ERR_ARG, "MPI_Waitall");
-    if (!all_done(count, reqs)) {
+    int i = first_running(count, reqs, 0);
+    if (i < count) {
         p2p_progress(NULL);
-        while (!all_done(count, reqs))
+        while ((i = first_running(count, reqs, i)) < count)
             p2p_idle();
     }
     return retire_all(count, reqs, statuses, "MPI_Waitall");

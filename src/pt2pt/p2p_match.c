@@ -33,8 +33,10 @@ void p2p_posted_add(p2p_queue_t *q, p2p_mentry_t *e)
         util_dlist_push_back(&q->bucket[bucket_of(e->ctx, e->src, e->tag)], &e->link);
 }
 
-p2p_mentry_t *p2p_posted_match(p2p_queue_t *q, uint32_t ctx, int src, int tag)
+p2p_mentry_t *p2p_posted_find(p2p_queue_t *q, uint32_t ctx, int src, int tag)
 {
+    if (q->count == 0) /* nothing posted: spare the bucket hash */
+        return NULL;
     p2p_mentry_t *exact = NULL, *wild = NULL;
     util_dlist_t *b = &q->bucket[bucket_of(ctx, src, tag)];
     UTIL_DLIST_FOREACH(b, it) {
@@ -53,7 +55,12 @@ p2p_mentry_t *p2p_posted_match(p2p_queue_t *q, uint32_t ctx, int src, int tag)
             break;
         }
     }
-    p2p_mentry_t *m = wild ? wild : exact;
+    return wild ? wild : exact;
+}
+
+p2p_mentry_t *p2p_posted_match(p2p_queue_t *q, uint32_t ctx, int src, int tag)
+{
+    p2p_mentry_t *m = p2p_posted_find(q, ctx, src, tag);
     if (m) {
         util_dlist_remove(&m->link);
         q->count--;
@@ -77,6 +84,8 @@ void p2p_unexp_add(p2p_queue_t *q, p2p_mentry_t *e)
 
 p2p_mentry_t *p2p_unexp_find(p2p_queue_t *q, uint32_t ctx, int src, int tag)
 {
+    if (q->count == 0) /* nothing waiting: spare the bucket hash */
+        return NULL;
     if (src != P2P_ANY && tag != P2P_ANY) {
         util_dlist_t *b = &q->bucket[bucket_of(ctx, src, tag)];
         UTIL_DLIST_FOREACH(b, it) {

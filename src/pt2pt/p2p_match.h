@@ -43,6 +43,8 @@ void p2p_queue_init(p2p_queue_t *q);
 void p2p_posted_add(p2p_queue_t *q, p2p_mentry_t *e);
 /* Removes and returns the oldest posted receive matching a message. */
 p2p_mentry_t *p2p_posted_match(p2p_queue_t *q, uint32_t ctx, int src, int tag);
+/* The same receive, left in the queue (p2p_posted_remove takes it out). */
+p2p_mentry_t *p2p_posted_find(p2p_queue_t *q, uint32_t ctx, int src, int tag);
 void p2p_posted_remove(p2p_queue_t *q, p2p_mentry_t *e);
 
 void p2p_unexp_add(p2p_queue_t *q, p2p_mentry_t *e);

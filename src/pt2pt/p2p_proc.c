@@ -39,8 +39,106 @@ static void proc_of_table_init(void)
     proc_of_table = t;
 }
 
+/* ---- envelope intake (runs inside UCX's AM callback, see ucx.h) ----
+ * An eager envelope without flags whose receive is already posted goes
+ * straight from UCX's receive buffer into the user's buffer: no envelope
+ * buffer, no second copy, no queueing, and the receiver sees it complete
+ * within the same progress call.  Nothing here may call UCX (a SYNC send's
+ * ACK would): every other envelope is copied into a buffer for
+ * p2p_env_arrived, which runs after ucp_worker_progress has returned. */
+
+/* What matching needs of an eager envelope, from either wire format. */
+typedef struct env_key {
+    uint32_t ctx, seq;
+    int src, tag, src_world, dst_world;
+} env_key_t;
+
+/* inlined into both callers: the key then lives in registers */
+static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k, const void *payload, size_t size)
+{
+    if (UTIL_UNLIKELY(!p2p_is_local(k->dst_world)))
+        return false; /* p2p_env_arrived reports it */
+    p2p_rank_t *r = p2p_local(k->dst_world);
+    /* an earlier envelope from the same sender still has to enter first */
+    if (k->seq != r->recv_seq[k->src_world] || UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))
+        return false;
+    p2p_mentry_t *e = p2p_posted_find(&r->posted, k->ctx, k->src, k->tag);
+    if (!e)
+        return false;
+    p2p_req_t *q = UTIL_CONTAINER_OF(e, p2p_req_t, m);
+    /* device copies are p2p_deliver's business; a channel's placeholder
+     * (P2P_REQ_CHANNEL) and a request with a channel are the channel code's
+     * (incoming() in p2p_recv.c), which may send control messages */
+    if (UTIL_UNLIKELY(q->dev || q->kind != P2P_REQ_RECV || q->chan != NULL))
+        return false;
+    p2p_posted_remove(&r->posted, e);
+    q->posted = false;
+    r->recv_seq[k->src_world]++;
+    size_t n = p2p_fill_status(q, k->src, k->tag, size);
+    if (n)
+        memcpy(q->buf, payload, n);
+    p2p_req_part_done(q);
+    return true;
+}
+
+/* A compact envelope that could not be delivered at once becomes a full
+ * P2P_WIRE_EAGER one, so that p2p_env_arrived knows a single format. */
+static void *expand_short(const p2p_wire_short_t *s, const void *payload, size_t size, size_t *len)
+{
+    *len = sizeof(p2p_wire_hdr_t) + size;
+    p2p_wire_hdr_t *h = p2p_env_alloc(*len <= p2p_env_max() ? p2p_env_max() : *len);
+    *h = (p2p_wire_hdr_t){
+        .kind = P2P_WIRE_EAGER,
+        .ctx = s->ctx,
+        .src = s->src,
+        .tag = s->tag,
+        .src_world = s->src_world,
+        .dst_world = s->dst_world,
+        .seq = s->seq,
+        .size = size,
+    };
+    if (size)
+        memcpy(h + 1, payload, size);
+    return h;
+}
+
+static void *env_intake(const void *hdr, size_t hlen, const void *data, size_t dlen, bool in_order, size_t *len)
+{
+    const uint8_t *first = hlen ? hdr : data;
+    size_t total = hlen + dlen;
+    if (total >= sizeof(p2p_wire_short_t) && first[0] == P2P_WIRE_EAGER_SHORT && hlen == 0) {
+        p2p_wire_short_t s; /* may sit unaligned in UCX's buffer */
+        memcpy(&s, data, sizeof s);
+        const uint8_t *payload = (const uint8_t *)data + sizeof s;
+        size_t size = dlen - sizeof s;
+        env_key_t k = { s.ctx, s.seq, s.src, s.tag, s.src_world, s.dst_world };
+        if (in_order && deliver_now(&k, payload, size))
+            return NULL;
+        return expand_short(&s, payload, size, len);
+    }
+    if (total >= sizeof(p2p_wire_hdr_t) && first[0] == P2P_WIRE_EAGER && in_order) {
+        p2p_wire_hdr_t h; /* may sit unaligned in UCX's buffer */
+        memcpy(&h, first, sizeof h);
+        const uint8_t *payload = hlen ? data : first + sizeof h;
+        if (h.flags == 0 && h.size == total - sizeof h) {
+            env_key_t k = { h.ctx, h.seq, h.src, h.tag, h.src_world, h.dst_world };
+            if (deliver_now(&k, payload, h.size))
+                return NULL;
+        }
+    }
+    /* anything else: into an envelope buffer (the pool's size when it fits) */
+    *len = total;
+    void *buf = p2p_env_alloc(total <= p2p_env_max() ? p2p_env_max() : total);
+    if (hlen)
+        memcpy(buf, hdr, hlen);
+    if (dlen)
+        memcpy((char *)buf + hlen, data, dlen);
+    return buf;
+}
+
 void p2p_proc_init(int nranks, int nprocs, int proc)
 {
+    ucx_set_env_intake(env_intake);
     p2p_proc.nranks = nranks;
     p2p_proc.nprocs = nprocs;
     p2p_proc.proc = proc;

@@ -1,6 +1,7 @@
 /* Receives: posting, matching arrived envelopes, delivering data, ACKs for
  * synchronous sends, and the ordering of envelopes from other processes. */
 #include "pt2pt/p2p.h"
+#include "pt2pt/p2p_channel.h"
 #include "util/util_log.h"
 
 #include <stdlib.h>
@@ -142,6 +143,8 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
         p2p_ipc_deliver(msg, q, n); /* ACKs once copied, also for Ssend */
         return;
     case P2P_MSG_RNDV: {
+        if (UTIL_UNLIKELY(((const p2p_wire_hdr_t *)(msg + 1))->flags & P2P_WIRE_CHANNEL))
+            p2p_chan_bind(q, (const p2p_wire_hdr_t *)(msg + 1)); /* a persistent send offers a channel */
         if (msg->sync)
             send_ack(msg);
         if (UTIL_UNLIKELY(msg->stage_chunk)) { /* device data staged in chunks */
@@ -175,9 +178,14 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
 
 static void incoming(p2p_rank_t *r, p2p_msg_t *msg)
 {
-    p2p_mentry_t *e = p2p_posted_match(&r->posted, msg->m.ctx, msg->m.src, msg->m.tag);
+    p2p_mentry_t *e = p2p_posted_find(&r->posted, msg->m.ctx, msg->m.src, msg->m.tag);
     if (e) {
         p2p_req_t *q = UTIL_CONTAINER_OF(e, p2p_req_t, m);
+        if (UTIL_UNLIKELY(q->kind == P2P_REQ_CHANNEL)) {
+            p2p_chan_claim(r, msg, q); /* a pre-posted channel round is first in line */
+            return;
+        }
+        p2p_posted_remove(&r->posted, e);
         q->posted = false;
         p2p_deliver(r, msg, q);
         return;
@@ -208,6 +216,17 @@ static void drain_stash(p2p_rank_t *r)
     }
 }
 
+void p2p_enter(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
+{
+    r->recv_seq[msg->src_world]++;
+    if (q)
+        p2p_deliver(r, msg, q);
+    else
+        incoming(r, msg);
+    if (UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))
+        drain_stash(r);
+}
+
 void p2p_env_arrived(void *wire, size_t len)
 {
     const p2p_wire_hdr_t *h = wire;
@@ -216,6 +235,11 @@ void p2p_env_arrived(void *wire, size_t len)
         util_fatal("short envelope (%zu bytes)", len);
     if (h->kind == P2P_WIRE_CTS) {
         p2p_ipc_cts_arrived(h, len);
+        p2p_msg_free(msg);
+        return;
+    }
+    if (UTIL_UNLIKELY(h->kind == P2P_WIRE_CHAN)) {
+        p2p_chan_control(h, len);
         p2p_msg_free(msg);
         return;
     }
@@ -276,6 +300,8 @@ int p2p_recv_start(p2p_req_t *q)
         p2p_req_part_done(q);
         return MPI_SUCCESS;
     }
+    if (UTIL_UNLIKELY(q->chan != NULL) && p2p_chan_recv_start(q))
+        return MPI_SUCCESS; /* pre-posted on its channel */
     p2p_rank_t *r = q->owner;
     uint32_t ctx = q->ctx;
     p2p_mentry_t *e = p2p_unexp_find(&r->unexpected, ctx, q->peer, q->tag);

@@ -4,6 +4,7 @@
  * the operation up, so nothing completes half-started. */
 #include "pt2pt/p2p.h"
 #include "pt2pt/p2p_bsend.h"
+#include "pt2pt/p2p_channel.h"
 #include "datatype/dt.h"
 #include "util/util_log.h"
 
@@ -31,20 +32,27 @@ void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind)
     q->tmp = NULL;
     q->bsend_seg = NULL;
     q->ubuf = q->pack = NULL;
+    q->chan = NULL;
     q->dt = MPI_BYTE;
     q->c = NULL;
 }
 
-p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind)
+p2p_req_t *p2p_req_alloc(p2p_rank_t *r)
 {
     p2p_req_t *q = r->free_reqs;
-    if (q) {
+    if (UTIL_LIKELY(q != NULL)) {
         r->free_reqs = q->next_free;
-    } else {
-        q = malloc(sizeof *q);
-        if (!q)
-            util_fatal("out of memory for a request");
+        return q;
     }
+    q = malloc(sizeof *q);
+    if (!q)
+        util_fatal("out of memory for a request");
+    return q;
+}
+
+p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind)
+{
+    p2p_req_t *q = p2p_req_alloc(r);
     p2p_req_init(q, r, kind);
     return q;
 }
@@ -70,6 +78,8 @@ void p2p_req_cleanup(p2p_req_t *q)
 void p2p_req_release(p2p_req_t *q)
 {
     p2p_rank_t *r = q->owner;
+    if (UTIL_UNLIKELY(q->chan != NULL))
+        p2p_chan_release(q); /* a persistent request's channel ends with it */
     p2p_req_cleanup(q);
     q->next_free = r->free_reqs;
     r->free_reqs = q;

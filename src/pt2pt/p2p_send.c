@@ -2,6 +2,7 @@
  * another process (eager envelope, or envelope + payload tag).  The
  * protocols are described in p2p.h. */
 #include "pt2pt/p2p.h"
+#include "pt2pt/p2p_channel.h"
 #include "ucx/ucx_tag.h"
 #include "util/util_log.h"
 
@@ -92,6 +93,8 @@ static void ucx_started(p2p_req_t *q, int rc)
 
 static void send_remote(p2p_req_t *q, int dst_world)
 {
+    if (UTIL_UNLIKELY(q->persistent) && p2p_chan_send(q, dst_world))
+        return; /* on its channel: no envelope, no sequence number */
     p2p_rank_t *me = q->owner;
     p2p_wire_hdr_t *h = &q->hdr;
     int proc = p2p_proc_of(dst_world);
@@ -109,13 +112,15 @@ static void send_remote(p2p_req_t *q, int dst_world)
         h->sreq = (uint64_t)(uintptr_t)q;
         q->pending++; /* the ACK */
     }
+    if (UTIL_UNLIKELY(q->chan != NULL))
+        p2p_chan_mark(q, h);
     q->op_env.done = env_sent;
     const void *data = q->buf;
     ucx_mem_t mem = UCX_MEM_HOST;
     int tag_type = UCX_TAG_PAYLOAD;
     if (UTIL_UNLIKELY(q->dev)) {
         h->flags |= P2P_WIRE_DEVICE;
-        if (p2p_proc.gpu_ipc && p2p_ipc_send(q, proc))
+        if (p2p_proc.gpu_ipc && !(h->flags & P2P_WIRE_CHANNEL) && p2p_ipc_send(q, proc))
             return;
         if (p2p_proc.ucx_cuda) {
             /* the device payload goes to UCX as is, always by rendezvous */
@@ -137,7 +142,14 @@ static void send_remote(p2p_req_t *q, int dst_world)
     if (q->bytes <= p2p_proc.eager_limit) {
         h->kind = P2P_WIRE_EAGER;
         q->pending++;
-        if (q->bytes <= P2P_INLINE_MAX) {
+        if (q->bytes <= P2P_INLINE_MAX && h->flags == 0) {
+            /* the compact envelope (p2p.h), built over the full one */
+            p2p_wire_short_t s = { .kind = P2P_WIRE_EAGER_SHORT, .ctx = h->ctx, .src = h->src, .tag = h->tag,
+                                   .src_world = h->src_world, .dst_world = h->dst_world, .seq = h->seq };
+            memcpy(q->wire, &s, sizeof s);
+            memcpy(q->wire + sizeof s, data, q->bytes);
+            ucx_started(q, ucx_send_envelope(proc, q->wire, sizeof s + q->bytes, NULL, 0, &q->op_env, NULL));
+        } else if (q->bytes <= P2P_INLINE_MAX) {
             memcpy(q->inl, data, q->bytes);
             ucx_started(q, ucx_send_envelope(proc, h, sizeof *h + q->bytes, NULL, 0, &q->op_env, NULL));
         } else {

@@ -28,7 +28,7 @@ typedef struct ult_impl {
  * threads, so code on a ULT stack may keep using this thread's copy. */
 /* initial-exec: the library is linked, never dlopen'ed, and this is read on
  * every MPI call (the default model costs a __tls_get_addr call each time) */
-static __thread rank_pe_t *this_pe __attribute__((tls_model("initial-exec")));
+__thread rank_pe_t *rank_this_pe __attribute__((tls_model("initial-exec")));
 
 #ifdef RANK_ASAN
 /* The scheduler's stack (the thread's own), learned from ASan on the first
@@ -141,9 +141,9 @@ static void report_deadlock(const rank_pe_t *pe)
 
 void rank_pe_run(rank_pe_t *pe)
 {
-    rank_pe_t *outer = this_pe;
+    rank_pe_t *outer = rank_this_pe;
     unsigned idle = 0;
-    this_pe = pe;
+    rank_this_pe = pe;
     rank_guard_install(); /* this thread needs its alternate signal stack */
     while (pe->nlive > 0) {
         int did = pe->progress ? pe->progress(pe->progress_arg) : 0;
@@ -169,18 +169,12 @@ void rank_pe_run(rank_pe_t *pe)
             run_ult(pe, UTIL_CONTAINER_OF(link, rank_ult_t, ready_link));
         } while (link != last);
     }
-    this_pe = outer;
-}
-
-rank_ult_t *rank_self(void)
-{
-    rank_pe_t *pe = this_pe;
-    return pe ? pe->current : NULL;
+    rank_this_pe = outer;
 }
 
 rank_pe_t *rank_current_pe(void)
 {
-    return this_pe;
+    return rank_this_pe;
 }
 
 /* Outside any ULT (scheduler not running, or plain thread code) there is
@@ -194,7 +188,7 @@ static void poll_outside_ult(rank_pe_t *pe)
 
 void rank_block(void)
 {
-    rank_pe_t *pe = this_pe;
+    rank_pe_t *pe = rank_this_pe;
     rank_ult_t *ult = pe ? pe->current : NULL;
     if (!ult) {
         poll_outside_ult(pe);
@@ -210,7 +204,7 @@ void rank_block(void)
 
 void rank_yield(void)
 {
-    rank_pe_t *pe = this_pe;
+    rank_pe_t *pe = rank_this_pe;
     rank_ult_t *ult = pe ? pe->current : NULL;
     if (!ult) {
         poll_outside_ult(pe);

@@ -63,7 +63,15 @@ void rank_ult_destroy(rank_ult_t *ult); /* only when DONE */
 /* Run the scheduler on the calling OS thread until every ULT of pe is DONE. */
 void rank_pe_run(rank_pe_t *pe);
 
-rank_ult_t *rank_self(void);      /* current ULT of this thread's PE, NULL in the scheduler */
+/* The PE running on this OS thread (set by rank_pe_run; rank_ult.c). */
+extern __thread rank_pe_t *rank_this_pe __attribute__((tls_model("initial-exec")));
+/* Current ULT of this thread's PE, NULL in the scheduler.  Inline: every
+ * MPI call asks, some several times. */
+static inline rank_ult_t *rank_self(void)
+{
+    rank_pe_t *pe = rank_this_pe;
+    return pe ? pe->current : NULL;
+}
 rank_pe_t *rank_current_pe(void); /* PE running on this thread (set by rank_pe_run), or NULL */
 void rank_block(void);            /* block the current ULT until woken */
 void rank_yield(void);            /* requeue the current ULT at the tail and let others run */

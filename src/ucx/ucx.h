@@ -34,6 +34,18 @@ struct ucx_op {
 
 typedef enum { UCX_MEM_HOST = 0, UCX_MEM_CUDA = 1 } ucx_mem_t;
 
+/* Optional: pt2pt takes each arriving envelope itself, inside the AM
+ * callback (where it must not call UCX).  The envelope is hdr[hlen] followed
+ * by data[dlen] (hlen may be 0).  in_order is true when no earlier envelope
+ * is still queued for env_arrived, so that handling this one at once cannot
+ * overtake another.  Returns NULL when it consumed the envelope (delivered
+ * it straight into a posted receive: one copy, no buffer), else a buffer
+ * holding it that env_arrived(buf, *len) gets once ucp_worker_progress has
+ * returned.  Without it the callback copies into a buffer from env_alloc. */
+typedef void *(*ucx_env_intake_fn)(const void *hdr, size_t hlen, const void *data, size_t dlen, bool in_order,
+                                   size_t *len);
+void ucx_set_env_intake(ucx_env_intake_fn fn); /* any time before the first envelope */
+
 /* Start UCX and publish our worker address (the caller fences afterwards). */
 int ucx_init(int proc, int nprocs, const ucx_handlers_t *h);
 /* The usual longest envelope: arrivals up to max_envelope bytes get buffers

@@ -150,25 +150,28 @@ static ucs_memory_type_t mem_type(ucx_mem_t m)
 /* Envelopes travel as UCX active messages (id UCX_AM_ENVELOPE), always
  * eager.  The first part goes as the AM's user header, the second (when
  * there is one) as its data: no iov and no copy at the sender, and the
- * receiver's callback sees the bytes without any tag matching. */
+ * receiver's callback sees the bytes without any tag matching.  The
+ * parameters of every envelope send but user_data are filled once, not built
+ * (about 100 bytes) on each send; UCX copies what it keeps. */
+static ucp_request_param_t env_prm = {
+    .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE |
+                    UCP_OP_ATTR_FIELD_FLAGS,
+    .flags = UCP_AM_SEND_FLAG_EAGER, /* the receiver's callback must get the bytes at once */
+    .cb.send = send_cb,
+    .memory_type = UCS_MEMORY_TYPE_HOST, /* spares UCX a memory-type lookup */
+};
+
 int ucx_send_envelope(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op,
                       void *iov_store)
 {
     (void)iov_store; /* not needed since envelopes became active messages */
     ucp_ep_h ep = ep_of(proc);
-    ucp_request_param_t prm = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE |
-                        UCP_OP_ATTR_FIELD_FLAGS,
-        .flags = UCP_AM_SEND_FLAG_EAGER, /* the receiver's callback must get the bytes at once */
-        .cb.send = send_cb,
-        .user_data = op,
-        .memory_type = UCS_MEMORY_TYPE_HOST, /* spares UCX a memory-type lookup */
-    };
+    env_prm.user_data = op;
     ucs_status_ptr_t r;
     if (dlen == 0) /* one contiguous envelope: all of it as data (the short path) */
-        r = ucp_am_send_nbx(ep, UCX_AM_ENVELOPE, NULL, 0, hdr, hlen, &prm);
+        r = ucp_am_send_nbx(ep, UCX_AM_ENVELOPE, NULL, 0, hdr, hlen, &env_prm);
     else
-        r = ucp_am_send_nbx(ep, UCX_AM_ENVELOPE, hdr, hlen, data, dlen, &prm);
+        r = ucp_am_send_nbx(ep, UCX_AM_ENVELOPE, hdr, hlen, data, dlen, &env_prm);
     return started(r, "envelope send");
 }
 
@@ -215,7 +218,10 @@ static struct {
     size_t cap, head, n; /* cap: a power of two, so that wrapping is a mask */
     size_t buf_len;    /* env_alloc size: the longest envelope (0 until known) */
     bool closed;       /* ucx_close ran: nobody takes envelopes any more */
+    ucx_env_intake_fn intake; /* pt2pt's own intake (ucx_set_env_intake), or NULL */
 } E;
+
+void ucx_set_env_intake(ucx_env_intake_fn fn) { E.intake = fn; }
 
 static void env_queue(void *buf, size_t len)
 {
@@ -243,6 +249,13 @@ static ucs_status_t env_am_cb(void *arg, const void *header, size_t header_lengt
         util_fatal("envelope arrived by rendezvous (the sender forces eager)");
     if (UTIL_UNLIKELY(E.closed))
         return UCS_OK; /* a message nobody receives (MPI leaves this erroneous) */
+    if (E.intake) {
+        size_t wire_len;
+        void *wire = E.intake(header, header_length, data, length, E.n == 0, &wire_len);
+        if (wire)
+            env_queue(wire, wire_len);
+        return UCS_OK;
+    }
     size_t len = header_length + length;
     /* buffers of the standard size come from the handler's pool */
     void *buf = U.h.env_alloc(len <= E.buf_len ? E.buf_len : len);

@@ -35,6 +35,7 @@ order             all                    0        -
 probe             all                    0        -
 waitany           all                    0        -
 persistent        all                    0        -
+persist_channel   1x4,2x2,2x8,4x4,4x8    0        -
 proc_null         1x1,1x4,2x4,4x16       0        -
 truncate          all                    0        -
 errors            1x1,1x4,2x4,4x16       0        -
@@ -51,6 +52,7 @@ coll_args         1x1,1x4,2x4,4x16       0        -
 coll_nb           all                    0        -
 coll_neighbor     all                    0        -
 coll_alltoallw    all                    0        -
+coll_sizes        all                    0        -
 comm_basic        all                    0        -
 comm_group        all                    0        -
 comm_coll         all                    0        -

@@ -89,11 +89,41 @@ static void test_unexpected(void)
     free(m);
 }
 
+/* p2p_posted_find (the AM callback's look before it delivers in place):
+ * the same receive as p2p_posted_match would take, left in the queue until
+ * p2p_posted_remove; an empty queue answers NULL. */
+static void test_posted_find(void)
+{
+    p2p_queue_t q;
+    p2p_queue_init(&q);
+    CHECK(p2p_posted_find(&q, 0, 1, 5) == NULL);
+    CHECK(p2p_unexp_find(&q, 0, 1, 5) == NULL);
+    p2p_mentry_t a = entry(0, 1, 5), w = entry(0, P2P_ANY, 5), b = entry(0, 2, 5);
+    p2p_posted_add(&q, &w);
+    p2p_posted_add(&q, &a);
+    p2p_posted_add(&q, &b);
+    /* the wildcard was posted first: it wins over the exact a */
+    CHECK(p2p_posted_find(&q, 0, 1, 5) == &w);
+    CHECK(p2p_posted_find(&q, 0, 1, 5) == &w); /* still there */
+    CHECK(q.count == 3);
+    p2p_posted_remove(&q, &w);
+    CHECK(q.count == 2);
+    CHECK(p2p_posted_find(&q, 0, 1, 5) == &a);
+    CHECK(p2p_posted_find(&q, 0, 2, 5) == &b);
+    CHECK(p2p_posted_find(&q, 0, 3, 5) == NULL);
+    CHECK(p2p_posted_find(&q, 1, 1, 5) == NULL); /* other context */
+    CHECK(p2p_posted_match(&q, 0, 1, 5) == &a);
+    CHECK(p2p_posted_match(&q, 0, 2, 5) == &b);
+    CHECK(q.count == 0);
+    CHECK(p2p_posted_find(&q, 0, 1, 5) == NULL);
+}
+
 int main(void)
 {
     test_posted_order();
     test_posted_context_and_keys();
     test_unexpected();
+    test_posted_find();
     if (unit_check_summary("test_match")) {
         return 1;
     }

@@ -1,0 +1,211 @@
+/*
+ * osu_halo_persistent: a halo exchange through persistent requests, the
+ * pattern of stencil codes. The ranks form a periodic grid of 1, 2 or 3
+ * dimensions (MPI_Dims_create) for 2, 4 or 6 neighbours (-n); per message
+ * size every rank sets up one MPI_Send_init and one MPI_Recv_init per
+ * neighbour, then times rounds of Startall(receives), Startall(sends),
+ * Waitall. Prints the time per exchange in microseconds, averaged over the
+ * ranks. Any number of ranks per process works (ampirun +vp); run with
+ * AMPI_CHANNEL=1 and 0 to compare persistent channels with the envelope
+ * protocol.
+ *
+ *   osu_halo_persistent [-d cuda] [-c] [-n 2|4|6] [-m [min:]max]
+ *                       [-i iterations] [-x warmup]
+ *
+ * -d cuda puts every buffer in device memory (build with -DOSU_CUDA); -c
+ * checks every received halo of the last round of each size. Links with
+ * osu_options.o and osu_device.o (buffers, patterns, GPU selection).
+ */
+#include "osu_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HALO_MAX_NEIGHBOURS 6
+
+struct halo_options {
+    char where;        /* 'H' or 'D' */
+    int validate, neighbours, iterations, skip;
+    size_t min_size, max_size;
+};
+
+/* Returns 0, or 1 after printing why the arguments are wrong. */
+static int parse_args(int argc, char **argv, struct halo_options *o, int rank)
+{
+    long long v, lo;
+    *o = (struct halo_options){ 'H', 0, 6, -1, -1, 1, (size_t)1 << 20 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-c")) {
+            o->validate = 1;
+            continue;
+        }
+        if (!val || strlen(a) != 2 || a[0] != '-')
+            goto bad;
+        i++;
+        switch (a[1]) {
+        case 'd':
+            if (strcmp(val, "cuda"))
+                goto bad;
+            o->where = 'D';
+            break;
+        case 'n':
+            if (osu_parse_integer(val, 2, 6, &v) || v % 2)
+                goto bad;
+            o->neighbours = (int)v;
+            break;
+        case 'i':
+        case 'x':
+            if (osu_parse_integer(val, a[1] == 'i' ? 1 : 0, 1000000000, &v))
+                goto bad;
+            *(a[1] == 'i' ? &o->iterations : &o->skip) = (int)v;
+            break;
+        case 'm': {
+            const char *colon = strchr(val, ':');
+            char first[32] = "";
+            if (colon && (size_t)(colon - val) < sizeof first)
+                memcpy(first, val, (size_t)(colon - val));
+            lo = 1;
+            if (colon && first[0] && osu_parse_integer(first, 1, 1LL << 32, &lo))
+                goto bad;
+            if (osu_parse_integer(colon ? colon + 1 : val, lo, 1LL << 32, &v))
+                goto bad;
+            o->min_size = (size_t)lo;
+            o->max_size = (size_t)v;
+            break;
+        }
+        default:
+            goto bad;
+        }
+    }
+    return 0;
+bad:
+    if (rank == 0)
+        fprintf(stderr, "usage: osu_halo_persistent [-d cuda] [-c] [-n 2|4|6] [-m [min:]max] "
+                        "[-i iterations] [-x warmup]\n");
+    return 1;
+}
+
+struct halo {
+    int n;                               /* neighbours */
+    int to[HALO_MAX_NEIGHBOURS];         /* rank we send direction k to */
+    int from[HALO_MAX_NEIGHBOURS];       /* rank whose direction-k message we get */
+    void *s[HALO_MAX_NEIGHBOURS], *r[HALO_MAX_NEIGHBOURS];
+    MPI_Request req[2 * HALO_MAX_NEIGHBOURS]; /* receives, then sends */
+};
+
+/* Direction k = 2*d + (0: down, 1: up) of dimension d; the message we get
+ * in slot k comes from the opposite neighbour, which sent it as direction
+ * k too (tag k), so every pair of ranks agrees on tags even when a short
+ * dimension makes both neighbours the same rank. */
+static void find_neighbours(struct halo *h, int rank, int size)
+{
+    int ndims = h->n / 2, dims[3] = { 0, 0, 0 }, coord[3], stride[3];
+    MPI_Dims_create(size, ndims, dims);
+    for (int d = ndims - 1, s = 1; d >= 0; d--) {
+        stride[d] = s;
+        coord[d] = rank / s % dims[d];
+        s *= dims[d];
+    }
+    for (int k = 0; k < h->n; k++) {
+        int d = k / 2, step = k % 2 ? 1 : -1;
+        int up = (coord[d] + step + dims[d]) % dims[d], down = (coord[d] - step + dims[d]) % dims[d];
+        h->to[k] = rank + (up - coord[d]) * stride[d];
+        h->from[k] = rank + (down - coord[d]) * stride[d];
+    }
+}
+
+/* The sender id of a halo in the data pattern: its rank and direction. */
+static int origin(int rank, int k) { return rank * HALO_MAX_NEIGHBOURS + k; }
+
+/* Seconds per exchange on this rank, and (-c) the wrong bytes seen. */
+static double run_size(struct halo *h, const struct halo_options *o, int rank, size_t size, long *errors)
+{
+    int iters = o->iterations > 0 ? o->iterations : size > 8192 ? 100 : 1000;
+    int skip = o->skip >= 0 ? o->skip : size > 8192 ? 10 : 100;
+    for (int k = 0; k < h->n; k++) {
+        osu_buffer_fill_pattern(o->where, h->s[k], size, origin(rank, k));
+        osu_buffer_set(o->where, h->r[k], 'b', size);
+        MPI_Recv_init(h->r[k], (int)size, MPI_CHAR, h->from[k], k, MPI_COMM_WORLD, &h->req[k]);
+        MPI_Send_init(h->s[k], (int)size, MPI_CHAR, h->to[k], k, MPI_COMM_WORLD, &h->req[h->n + k]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = 0;
+    for (int it = 0; it < skip + iters; it++) {
+        if (it == skip)
+            t0 = MPI_Wtime();
+        MPI_Startall(h->n, h->req);
+        MPI_Startall(h->n, h->req + h->n);
+        MPI_Waitall(2 * h->n, h->req, MPI_STATUSES_IGNORE);
+    }
+    double t = (MPI_Wtime() - t0) / iters;
+    for (int k = 0; k < 2 * h->n; k++)
+        MPI_Request_free(&h->req[k]);
+    *errors = 0;
+    if (o->validate)
+        for (int k = 0; k < h->n; k++)
+            *errors += osu_buffer_mismatches(o->where, h->r[k], size, origin(h->from[k], k));
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    struct halo_options o;
+    struct halo h;
+    int rank, size, bad, status = 0;
+    int local = osu_local_rank_from_env();
+    struct osu_parse dev = { OSU_STATUS_OK, "" };
+    bad = parse_args(argc, argv, &o, 0); /* (printed by rank 0 below) */
+    if (!bad && o.where == 'D' && local >= 0)
+        osu_select_device(local, &dev); /* before MPI_Init, as OSU does */
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (bad) {
+        parse_args(argc, argv, &o, rank);
+        MPI_Finalize();
+        return 1;
+    }
+    if (o.where == 'D' && local < 0)
+        osu_select_device(rank, &dev);
+    int failed = dev.status != OSU_STATUS_OK, any_failed;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any_failed) {
+        if (failed)
+            fprintf(stderr, "osu_halo_persistent rank %d: %s\n", rank, dev.message);
+        MPI_Finalize();
+        return 1;
+    }
+    h.n = o.neighbours;
+    find_neighbours(&h, rank, size);
+    for (int k = 0; k < h.n; k++) {
+        h.s[k] = osu_buffer_alloc(o.where, o.max_size);
+        h.r[k] = osu_buffer_alloc(o.where, o.max_size);
+        if (!h.s[k] || !h.r[k])
+            MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (rank == 0) {
+        printf("# OSU-style Halo Exchange Persistent Test\n");
+        printf("# %d ranks, %d neighbours each, %s buffers\n", size, h.n, o.where == 'D' ? "device" : "host");
+        printf("%-10s%18s\n", "# Size", "Avg time per exchange (us)");
+        fflush(stdout);
+    }
+    for (size_t s = o.min_size; s <= o.max_size && !status; s *= 2) {
+        long errors, all_errors;
+        double t = run_size(&h, &o, rank, s, &errors), sum;
+        MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Allreduce(&errors, &all_errors, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 0) {
+            printf("%-10zu%18.2f%s\n", s, sum / size * 1e6, o.validate ? (all_errors ? "  Fail" : "  Pass") : "");
+            fflush(stdout);
+        }
+        status = all_errors != 0;
+    }
+    for (int k = 0; k < h.n; k++) {
+        osu_buffer_free(o.where, h.s[k]);
+        osu_buffer_free(o.where, h.r[k]);
+    }
+    MPI_Finalize();
+    return status;
+}
