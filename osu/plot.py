@@ -5,7 +5,9 @@ One PNG per benchmark and placement (e.g. osu_latency_D-D.png), one line per
 library: AMPI-UCX vs Open MPI, plus ucx_perftest where measured and NCCL on
 the device all-reduce (osu_allreduce_D-D.png, and its bus bandwidth in
 osu_allreduce_busbw_D-D.png). Run it wherever matplotlib is installed (not
-needed on the GPU machine): osu/plot.py DIR/results.csv [--out DIR]
+needed on the GPU machine): osu/plot.py DIR/results.csv [MORE.csv ...] [--out DIR]
+Several CSVs (e.g. one per scripts/device.sh action) are merged; a series
+measured twice keeps the rows of the last file that has it.
 """
 import argparse
 import csv
@@ -18,30 +20,37 @@ LIBRARY_LABELS = {
     "openmpi": "Open MPI",
     "ucx-perftest": "ucx_perftest (raw UCX)",
     "nccl": "NCCL (ncclAllReduce)",
+    "ampi-ucx-channel0": "AMPI-UCX, AMPI_CHANNEL=0",
 }
 
 # Libraries in legend order: ours first, the references last.
-LIBRARY_ORDER = ["ampi-ucx", "openmpi", "nccl", "ucx-perftest"]
+LIBRARY_ORDER = ["ampi-ucx", "ampi-ucx-channel0", "openmpi", "nccl", "ucx-perftest"]
 
 # Collectives put every buffer on one side: their placement names that side.
 COLLECTIVES = {"osu_allreduce", "osu_allreduce_busbw", "osu_bcast", "osu_reduce",
-               "osu_allgather", "osu_alltoall", "osu_barrier"}
+               "osu_allgather", "osu_alltoall", "osu_barrier",
+               "osu_halo_persistent"}
 BANDWIDTH_UNITS = {"MB/s", "GB/s"}
 
 
-def read_results(path):
+def read_results(paths):
     """Returns {(benchmark, placement): {library: [(size, value)]}} and units."""
     series = defaultdict(lambda: defaultdict(list))
     units = {}
-    with open(path, newline="") as handle:
-        for row in csv.DictReader(handle):
-            size, value = int(row["size"]), float(row["value"])
-            # A log axis has no place for 0-byte messages or failed runs.
-            if size <= 0 or value <= 0:
-                continue
-            key = (row["benchmark"], row["placement"])
-            series[key][row["library"]].append((size, value))
-            units[key] = row["unit"]
+    for path in paths:
+        from_this_file = defaultdict(lambda: defaultdict(list))
+        with open(path, newline="") as handle:
+            for row in csv.DictReader(handle):
+                size, value = int(row["size"]), float(row["value"])
+                # A log axis has no place for 0-byte messages or failed runs.
+                if size <= 0 or value <= 0:
+                    continue
+                key = (row["benchmark"], row["placement"])
+                from_this_file[key][row["library"]].append((size, value))
+                units[key] = row["unit"]
+        # A later file replaces a series rather than mixing two runs' points.
+        for key, by_library in from_this_file.items():
+            series[key].update(by_library)
     return series, units
 
 
@@ -76,8 +85,8 @@ def plot_one(pyplot, key, by_library, unit, out_dir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", help="results.csv written by run-compare.sh")
-    parser.add_argument("--out", help="folder for the PNGs (default: beside results.csv)")
+    parser.add_argument("results", nargs="+", help="results.csv files written by run-compare.sh")
+    parser.add_argument("--out", help="folder for the PNGs (default: beside the first results.csv)")
     args = parser.parse_args()
     try:
         import matplotlib
@@ -85,11 +94,11 @@ def main():
         from matplotlib import pyplot
     except ImportError:
         sys.exit("plot.py needs matplotlib (pip install matplotlib, or apt-get install python3-matplotlib)")
-    out_dir = args.out or os.path.dirname(os.path.abspath(args.results))
+    out_dir = args.out or os.path.dirname(os.path.abspath(args.results[0]))
     os.makedirs(out_dir, exist_ok=True)
     series, units = read_results(args.results)
     if not series:
-        sys.exit(f"no plottable rows in {args.results}")
+        sys.exit(f"no plottable rows in {', '.join(args.results)}")
     for key in sorted(series):
         print(plot_one(pyplot, key, series[key], units[key], out_dir))
 

@@ -10,10 +10,16 @@
 # DIR/build-ompi with Open MPI's mpicc), runs every benchmark with both for
 # placement H H and, when nvidia-smi lists at least two GPUs, also D D, D H
 # and H D (collectives: H H and D D, all buffers on one side; NCCL beside
-# osu_allreduce D D); then writes DIR/results.csv and DIR/tables.md, and
-# plots when matplotlib is there. Every run is bounded by `timeout`; a run
-# that fails (Open MPI 4.1 crashes on device all-reduce) is recorded and
-# the runner goes on. See osu/README.md.
+# osu_allreduce D D; osu_halo_persistent, when named, likewise, under load:
+# many ranks, AMPI-UCX with and without its persistent channels); osu_bw and
+# osu_bibw go up to 32 MiB where a buffer is on the device (the issue's
+# targets; OSU stops at 4 MiB); ucx_perftest runs in all four placements;
+# then writes DIR/results.csv, DIR/tables.md and DIR/timings.csv (seconds
+# per run), and plots when matplotlib is there. Every run is bounded by
+# `timeout` (and OSU_BUDGET_S for the whole script); a run that fails (Open
+# MPI 4.1 crashes on device all-reduce) is recorded and the runner goes on.
+# See osu/README.md; scripts/device.sh splits the suite into actions that
+# fit one call on the GPU machine.
 # Command lines are kept as strings (to log them verbatim) and split on
 # purpose when run; no path or argument here contains blanks.
 # shellcheck disable=SC2086
@@ -31,13 +37,28 @@ Environment:
   AMPI_UCX_DIR     CUDA-aware UCX with lib/ and bin/ (default <repo>/.deps/ucx/libucx)
   CUDA_HOME        CUDA toolkit (default /usr/local/cuda)
   OMPI_MPICC, OMPI_MPIRUN   Open MPI's wrappers (default mpicc, mpirun)
-  OSU_BENCHMARKS   subset to run (default: all twelve, point-to-point and collective)
+  OSU_BENCHMARKS   subset to run (default: all twelve, point-to-point and
+                   collective; osu_halo_persistent runs only when named)
   OSU_PLACEMENTS   e.g. "H-H D-D" (default: H-H, plus D-D D-H H-D with GPUs)
   OSU_RUN_TIMEOUT  seconds per run (default 120 quick, 300 full)
   OSU_MULTI_NP     processes for osu_mbw_mr and osu_multi_lat (default 2)
   OSU_COLL_NP      processes for the collectives and nccl_allreduce (default 2)
   OSU_NCCL_MAX     largest size of nccl_allreduce and osu_allreduce D D
                    (default 134217728, 1048576 with --quick)
+  OSU_BW_MAX       largest size of osu_bw / osu_bibw (and ucx_perftest
+                   tag_bw) where a buffer is on the device: D-D, D-H, H-D
+                   (default 33554432 = 32 MiB; not with --quick; H-H keeps
+                   OSU's 4 MiB)
+  OSU_PERFTEST_STEP  ucx_perftest sizes grow by this factor (default 2:
+                   every size; 4: every other, plus the largest)
+  OSU_BUDGET_S     start no run after this many seconds of the script (the
+                   rest is listed as skipped); each run's timeout shrinks to
+                   what is left (default: none)
+  OSU_HALO_NP, OSU_HALO_VP  processes and ranks of osu_halo_persistent
+                   (default 2 and 8: AMPI-UCX runs -np 2 +vp 8, Open MPI 8
+                   processes); OSU_HALO_ARGS its extra arguments (default
+                   -c; with --quick -c -i 100 -x 10); OSU_HALO_CHANNEL the
+                   AMPI_CHANNEL values AMPI-UCX runs with (default "1 0")
   NCCL_HOME        where include/nccl.h and lib/libnccl.so are, when not in
                    CUDA_HOME or the system paths
   OSU_PYTHON       python with matplotlib for the plots (default python3)
@@ -76,10 +97,31 @@ COLL_NP=${OSU_COLL_NP:-2}
 OSU_PYTHON=${OSU_PYTHON:-python3}
 if [ "$quick" = 1 ]; then RUN_TIMEOUT=${OSU_RUN_TIMEOUT:-120}; else RUN_TIMEOUT=${OSU_RUN_TIMEOUT:-300}; fi
 if [ "$quick" = 1 ]; then NCCL_MAX=${OSU_NCCL_MAX:-1048576}; else NCCL_MAX=${OSU_NCCL_MAX:-134217728}; fi
+BW_MAX=${OSU_BW_MAX:-33554432}
+# Quick runs sample every other size: each ucx_perftest size starts two processes.
+if [ "$quick" = 1 ]; then PERFTEST_STEP=${OSU_PERFTEST_STEP:-4}; else PERFTEST_STEP=${OSU_PERFTEST_STEP:-2}; fi
+BUDGET_S=${OSU_BUDGET_S:-0}
+HALO_NP=${OSU_HALO_NP:-2}
+HALO_VP=${OSU_HALO_VP:-8}
+if [ "$quick" = 1 ]; then HALO_ARGS=${OSU_HALO_ARGS--c -i 100 -x 10}; else HALO_ARGS=${OSU_HALO_ARGS--c}; fi
+HALO_CHANNEL=${OSU_HALO_CHANNEL:-1 0}
 P2P_BENCHMARKS="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
+# osu/osu_halo_persistent.c (halo exchange through persistent requests, many
+# ranks per process) is not in the default list: name it in OSU_BENCHMARKS.
+HALO_BENCHMARK=osu_halo_persistent
 COLL_BENCHMARKS="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
 BENCHMARKS=${OSU_BENCHMARKS:-$P2P_BENCHMARKS $COLL_BENCHMARKS}
+halo_missing=""
+case " $BENCHMARKS " in
+*" $HALO_BENCHMARK "*)
+    if [ ! -f "$osu_dir/$HALO_BENCHMARK.c" ]; then
+        halo_missing="$HALO_BENCHMARK (osu/$HALO_BENCHMARK.c does not exist yet)"
+        BENCHMARKS=$(echo " $BENCHMARKS " | sed "s/ $HALO_BENCHMARK / /g")
+    fi
+    ;;
+esac
 is_collective() { case " $COLL_BENCHMARKS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+is_halo() { [ "$1" = "$HALO_BENCHMARK" ]; }
 # Collectives put every buffer on one side: H H, or D D (-d cuda, as OSU's
 # own); D H / H D mean nothing there, and a barrier has no buffer at all.
 coll_runs_in() { # prog placement
@@ -89,10 +131,13 @@ coll_runs_in() { # prog placement
     *) return 1 ;;
     esac
 }
-# Whether a benchmark has a run (and a table) in this placement.
+# Whether a benchmark has a run (and a table) in this placement. The halo
+# benchmark, like the collectives, has every buffer on one side.
 runs_in() { # prog placement
-    if is_collective "$1"; then coll_runs_in "$1" "$2"; else return 0; fi
+    if is_collective "$1" || is_halo "$1"; then coll_runs_in "$1" "$2"; else return 0; fi
 }
+# A buffer on the device: the sizes of osu_bw / osu_bibw reach OSU_BW_MAX.
+on_device() { [ "$1" != H-H ]; }
 
 # NVLink multicast must stay off on the shared GPU machines.
 export NCCL_NVLS_ENABLE=0
@@ -101,6 +146,9 @@ if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
+# Wall clock in seconds with decimals (bash 5), for timings.csv.
+now() { echo "${EPOCHREALTIME:-$SECONDS}"; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 log() { printf "[run-compare %4ds] %s\n" "$SECONDS" "$*" >&2; }
 
 logs=$out/logs
@@ -108,7 +156,11 @@ mkdir -p "$logs"
 csv=$out/results.csv
 commands=$out/commands.txt
 failures=$out/failures.txt
+timings=$out/timings.csv
 echo "benchmark,placement,library,size,value,unit" >"$csv"
+# Seconds per run, so that the next plan for the GPU machine's short calls
+# can be made from measurements.
+echo "run,seconds,exit_status" >"$timings"
 : >"$commands"
 : >"$failures"
 
@@ -127,6 +179,7 @@ else
     placements="H-H"
 fi
 log "GPUs found: $gpu_count; placements: $placements; quick=$quick"
+[ -n "$halo_missing" ] && log "SKIP $halo_missing"
 
 ucx_lib=""
 if [ -d "$AMPI_UCX_DIR/lib" ]; then
@@ -288,12 +341,21 @@ benchmark_args() { # prog placement
         echo "$args"
         return
     fi
+    if is_halo "$1"; then
+        args=$HALO_ARGS
+        [ "$2" = D-D ] && args="$args -d cuda"
+        echo "$args"
+        return
+    fi
     if [ "$quick" = 1 ]; then
         if [ "$(benchmark_kind "$1")" = bandwidth ]; then
             args="$args -m :1048576 -i 5 -x 1"
         else
             args="$args -m :1048576 -i 100 -x 10"
         fi
+    else
+        # OSU stops at 4 MiB; the device bandwidth targets are at 32 MiB.
+        case $1 in osu_bw | osu_bibw) on_device "$2" && args="$args -m :$BW_MAX" ;; esac
     fi
     case $2 in
     H-H) [ "$use_gpu" = 1 ] && args="$args -d cuda H H" ;;
@@ -308,11 +370,15 @@ ucx_exports() {
     for name in $(compgen -e | grep '^UCX_' || true); do printf -- '-x %s ' "$name"; done
 }
 
+# NP may be "P+V": P processes running V ranks (AMPI-UCX: ampirun -np P +vp
+# V); other libraries run V processes.
 launch_command() { # lib np prog args...
-    local lib=$1 np=$2 prog=$3
+    local lib=$1 np=$2 prog=$3 vp=""
     shift 3
+    case $np in *+*) vp=${np#*+} np=${np%+*} ;; esac
+    [ -n "$vp" ] && [ "$lib" != ampi ] && np=$vp
     case $lib in
-    ampi) echo "$AMPI_PREFIX/bin/ampirun -np $np $prog $*" ;;
+    ampi) echo "$AMPI_PREFIX/bin/ampirun -np $np${vp:+ +vp $vp} $prog $*" ;;
     ompi)
         local extra="" bind="--bind-to core"
         # More processes than cores (OSU_COLL_NP, OSU_MULTI_NP): Open MPI
@@ -341,15 +407,33 @@ collect_rows() { # stdout-file benchmark placement library unit
         }' "$1" >>"$csv"
 }
 
+# The timeout of the next run: RUN_TIMEOUT, or what is left of OSU_BUDGET_S
+# when less; fails when less than 5 s are left.
+run_limit() {
+    local left
+    if [ "$BUDGET_S" -le 0 ]; then echo "$RUN_TIMEOUT"; return 0; fi
+    left=$((BUDGET_S - SECONDS))
+    [ "$left" -ge 5 ] || return 1
+    [ "$left" -lt "$RUN_TIMEOUT" ] && echo "$left" || echo "$RUN_TIMEOUT"
+}
+
 # Runs one command bounded by timeout into logs/NAME.out/.err; a failure
 # (crash, timeout, non-zero exit) goes to failures.txt and the runner goes
 # on: Open MPI 4.1 segfaults on device all-reduce, and that is a result.
 run_logged() { # name what-for-failures.txt cmd...
-    local name=$1 what=$2 base=$logs/$1 rc
+    local name=$1 what=$2 base=$logs/$1 rc limit t0
     shift 2
-    echo "timeout $RUN_TIMEOUT $*" >>"$commands"
-    timeout -k 10 "$RUN_TIMEOUT" "$@" >"$base.out" 2>"$base.err" </dev/null
+    : >"$base.out"
+    limit=$(run_limit) || {
+        log "  not run: OSU_BUDGET_S=$BUDGET_S spent"
+        echo "$what not run (OSU_BUDGET_S=$BUDGET_S spent)" >>"$failures"
+        return 0
+    }
+    echo "timeout $limit $*" >>"$commands"
+    t0=$(now)
+    timeout -k 10 "$limit" "$@" >"$base.out" 2>"$base.err" </dev/null
     rc=$?
+    echo "$name,$(since "$t0"),$rc" >>"$timings"
     if [ $rc -ne 0 ]; then
         log "  exit status $rc (124 means timed out, 139 a segfault); see $base.err"
         echo "$what exit-status $rc" >>"$failures"
@@ -357,8 +441,31 @@ run_logged() { # name what-for-failures.txt cmd...
     return 0
 }
 
+# The halo benchmark under load: HALO_VP ranks (AMPI-UCX: in HALO_NP
+# processes, once per AMPI_CHANNEL value; Open MPI: HALO_VP processes).
+run_halo() { # lib placement
+    local lib=$1 placement=$2 args cmd channel name label
+    args=$(benchmark_args "$HALO_BENCHMARK" "$placement")
+    cmd=$(launch_command "$lib" "$HALO_NP+$HALO_VP" "$out/build-$lib/$HALO_BENCHMARK" $args)
+    if [ "$lib" != ampi ]; then
+        log "$lib $HALO_BENCHMARK $placement"
+        run_logged "$lib-$HALO_BENCHMARK-$placement" "$HALO_BENCHMARK $placement $(library_name "$lib")" $cmd
+        collect_rows "$logs/$lib-$HALO_BENCHMARK-$placement.out" "$HALO_BENCHMARK" "$placement" "$(library_name "$lib")" us
+        return
+    fi
+    for channel in $HALO_CHANNEL; do
+        name=$lib-$HALO_BENCHMARK-$placement-channel$channel
+        label=$(library_name "$lib")
+        [ "$channel" = 1 ] || label=$label-channel$channel
+        log "$lib $HALO_BENCHMARK $placement AMPI_CHANNEL=$channel"
+        run_logged "$name" "$HALO_BENCHMARK $placement $label" env AMPI_CHANNEL="$channel" $cmd
+        collect_rows "$logs/$name.out" "$HALO_BENCHMARK" "$placement" "$label" us
+    done
+}
+
 run_osu() { # lib prog placement
     local lib=$1 prog=$2 placement=$3 np args cmd
+    if is_halo "$prog"; then run_halo "$lib" "$placement"; return; fi
     np=$(benchmark_np "$prog")
     args=$(benchmark_args "$prog" "$placement")
     cmd=$(launch_command "$lib" "$np" "$out/build-$lib/$prog" $args)
@@ -439,13 +546,27 @@ perftest_once() { # test size iterations warmup memtype port
     echo "$line"
 }
 
+# The sizes of one ucx_perftest sweep: 1 .. max by the factor step, and the
+# largest size always.
+perftest_sizes() { # max step
+    local size=1
+    while [ "$size" -lt "$1" ]; do echo "$size"; size=$((size * $2)); done
+    echo "$1"
+}
+
 run_perftest() { # test benchmark placement memtype
-    local test=$1 bench=$2 placement=$3 mem=$4 size max line iters warmup value
+    local test=$1 bench=$2 placement=$3 mem=$4 size max line iters warmup value step=$PERFTEST_STEP t0
+    # perftest_once bounds its processes by RUN_TIMEOUT: the budget's share.
+    local RUN_TIMEOUT=$RUN_TIMEOUT
     max=4194304
+    [ "$test" = tag_bw ] && on_device "$placement" && max=$BW_MAX
     [ "$quick" = 1 ] && max=1048576
-    log "ucx_perftest $test $placement"
-    size=1
-    while [ "$size" -le "$max" ]; do
+    log "ucx_perftest $test $placement (-m $mem)"
+    for size in $(perftest_sizes "$max" "$step"); do
+        if ! RUN_TIMEOUT=$(run_limit); then
+            echo "$bench $placement ucx-perftest from size $size not run (OSU_BUDGET_S=$BUDGET_S spent)" >>"$failures"
+            break
+        fi
         if [ "$test" = tag_lat ]; then
             if [ "$quick" = 1 ]; then iters=100; warmup=10
             elif [ "$size" -le 8192 ]; then iters=10000; warmup=100
@@ -457,7 +578,9 @@ run_perftest() { # test benchmark placement memtype
             else iters=1280; warmup=128; fi
         fi
         port=$((port + 1))
+        t0=$(now)
         line=$(perftest_once "$test" "$size" "$iters" "$warmup" "$mem" "$port")
+        echo "perftest-$test-$placement-$size,$(since "$t0"),$([ -n "$line" ] && echo 0 || echo 1)" >>"$timings"
         if [ -z "$line" ]; then
             echo "$bench $placement ucx-perftest size $size no result" >>"$failures"
         else
@@ -465,16 +588,18 @@ run_perftest() { # test benchmark placement memtype
             value=$(echo "$line" | awk -F, -v t="$test" '{ if (t == "tag_lat") printf "%.2f", $4; else printf "%.2f", $6 * 1.048576 }')
             echo "$bench,$placement,ucx-perftest,$size,$value,$(benchmark_unit "$bench")" >>"$csv"
         fi
-        # Quick runs sample every other size: each run starts two processes.
-        if [ "$quick" = 1 ]; then size=$((size * 4)); else size=$((size * 2)); fi
     done
 }
 
 if [ -n "$perftest" ]; then
     for placement in $placements; do
+        # -m SEND,RECV: the sender's and the receiver's memory (tag_lat
+        # sends both ways from SEND memory into RECV memory).
         case $placement in
         H-H) mem=host ;;
         D-D) mem=cuda ;;
+        D-H) mem=cuda,host ;;
+        H-D) mem=host,cuda ;;
         *) continue ;;
         esac
         # Only as a reference for the benchmarks selected.
@@ -501,6 +626,32 @@ table_rows() { # benchmark placement
                 printf "%s\t%s\t%s\t%s\n", s, a, o, u
             }
         }' "$csv" | sort -n
+}
+
+# One column per library that has rows for this benchmark and placement, in
+# the order they were run (the halo benchmark: AMPI-UCX with and without
+# its channels, Open MPI).
+library_table() { # benchmark placement
+    awk -F, -v b="$1" -v p="$2" '
+        NR > 1 && $1 == b && $2 == p {
+            if (!($3 in seen)) { seen[$3] = 1; libs[n++] = $3 }
+            if (!($4 in sized)) { sized[$4] = 1; sizes[m++] = $4 + 0 }
+            v[$4, $3] = $5
+        }
+        END {
+            if (n == 0) { print "(no rows)"; exit }
+            head = "| size |"; rule = "|---:|"
+            for (i = 0; i < n; i++) { head = head " " libs[i] " |"; rule = rule "---:|" }
+            print head; print rule
+            # sizes in ascending order (insertion sort: a few dozen rows)
+            for (i = 1; i < m; i++) for (j = i; j > 0 && sizes[j - 1] > sizes[j]; j--) {
+                t = sizes[j]; sizes[j] = sizes[j - 1]; sizes[j - 1] = t }
+            for (i = 0; i < m; i++) {
+                line = "| " sizes[i] " |"
+                for (k = 0; k < n; k++) line = line " " (((sizes[i], libs[k]) in v) ? v[sizes[i], libs[k]] : "-") " |"
+                print line
+            }
+        }' "$csv"
 }
 
 # osu_allreduce D D beside NCCL: latency (us) and bus bandwidth (GB/s).
@@ -544,7 +695,13 @@ write_tables() {
         echo "- GPU: $gpu (used: $([ "$use_gpu" = 1 ] && echo yes || echo no))"
         echo "- Open MPI: ${ompi_version:-not found}; UCX: ${ucx_version:-not found} ($AMPI_UCX_DIR)"
         echo "- AMPI-UCX prefix: $AMPI_PREFIX$(echo " $built" | grep -q ' ampi' || echo ' (not built: skipped)')"
-        echo "- Mode: $([ "$quick" = 1 ] && echo quick || echo 'full (OSU default sizes and iterations)'); placements: $placements"
+        echo "- Mode: $([ "$quick" = 1 ] && echo quick || echo "full (OSU default sizes and iterations; osu_bw / osu_bibw up to $BW_MAX bytes where a buffer is on the device)"); placements: $placements"
+        echo "- ucx_perftest sizes: every $([ "$PERFTEST_STEP" = 2 ] && echo size || echo "factor $PERFTEST_STEP") up to $([ "$quick" = 1 ] && echo '1 MiB (quick)' || echo "4 MiB (tag_bw with a device buffer: $BW_MAX)"); D-H runs \`-m cuda,host\`, H-D \`-m host,cuda\` (sender's, receiver's memory)"
+        [ -n "$halo_missing" ] && echo "- Not run: $halo_missing"
+        case " $BENCHMARKS " in *" $HALO_BENCHMARK "*)
+            echo "- $HALO_BENCHMARK: $HALO_VP ranks (AMPI-UCX: $HALO_NP processes, +vp $HALO_VP, with AMPI_CHANNEL=${HALO_CHANNEL// /, }: library ampi-ucx is AMPI_CHANNEL=1; Open MPI: $HALO_VP processes), arguments \`$HALO_ARGS\` (D-D adds -d cuda); us per exchange" ;;
+        esac
+        echo "- Wall time of the script: ${SECONDS}s; per run in timings.csv"
         echo "- Latency in us (one-way, lower is better); bandwidth in MB/s = 1e6 bytes/s (higher is better)."
         echo "- ratio = AMPI-UCX / Open MPI. ucx_perftest: raw UCX tag_lat / tag_bw between the same two endpoints."
         echo "- Collectives: $COLL_NP processes, latency averaged over ranks (us); H-H host buffers, D-D every buffer on the device (-d cuda); osu_barrier is size 0."
@@ -568,8 +725,9 @@ write_tables() {
                 echo
                 echo "## $bench, $placement ($unit)"
                 echo
-                if [ "$bench:$placement" = "osu_latency:H-H" ] || [ "$bench:$placement" = "osu_latency:D-D" ] ||
-                    [ "$bench:$placement" = "osu_bw:H-H" ] || [ "$bench:$placement" = "osu_bw:D-D" ]; then
+                if is_halo "$bench"; then
+                    library_table "$bench" "$placement"
+                elif [ "$bench" = osu_latency ] || [ "$bench" = osu_bw ]; then
                     echo "| size | AMPI-UCX | Open MPI | ratio | ucx_perftest |"
                     echo "|---:|---:|---:|---:|---:|"
                     table_rows "$bench" "$placement" | awk -F'\t' '{

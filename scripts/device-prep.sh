@@ -16,4 +16,4 @@ if ! ls .whl/libtool_*_all.deb >/dev/null 2>&1; then
     (cd .whl && apt-get download libtool)
 fi
 ls -la .whl
-echo "device-prep: carry .whl; on the device run: scripts/device.sh [build|test|bench|all]"
+echo "device-prep: carry .whl; on the device run e.g. scripts/device.sh bench-p2p-dd bench-p2p-mixed (scripts/device.sh plan lists the actions)"

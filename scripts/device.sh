@@ -1,27 +1,118 @@
 #!/bin/bash
 # scripts/device.sh -- build, test and benchmark AMPI-UCX on the lent GPU machine.
 #
-# Usage: scripts/device.sh [build|test|bench|jacobi|all] [run-compare args, e.g. --quick]
-#        (default: all)
-# Runs in a copy of the working tree.  The machine has no network, so the UCX
-# wheel must be carried in .whl/libucx_cu13-*.whl.  When $OUT is set, logs,
-# test output and benchmark results are copied there.
+# Usage: scripts/device.sh ACTION [ACTION...] [--] [RUNNER ARGS, e.g. --quick]
+#        scripts/device.sh plan          (prints this plan; runs nothing)
+# Runs in a fresh copy of the working tree (carry .whl: see device-prep.sh):
+# sets up UCX, builds AMPI-UCX once (./setup.sh --no-demo, ~20 s there), then
+# runs the actions in order.  Each action writes $OUT/ACTION/ (CSV, markdown,
+# timings.csv = seconds per run, failures, small logs); $OUT/summary.md lists
+# every action with its status, measured and expected seconds.  RUNNER ARGS go
+# to every runner (both understand --quick and --cpu).
+#
+# Time: one device command may run 10 minutes.  All actions of one call share
+# DEVICE_BUDGET_S (default 540 s, counted from the start of this script, set-up
+# included); each runner gets what is left as its own budget, starts no run
+# once that is spent and lists what it skipped, so a call ends before 10 min.
+#
+# Actions (expected seconds on the 2 x H200 machine, set-up not included; the
+# model: ~3 s per MPI run for launch + CUDA + UCX set-up, plus iterations x
+# sizes x the latencies in BENCHMARKS.md; ~2.5 s per ucx_perftest size with a
+# GPU buffer, ~1 s host-only; 48 osu runs took 5 min there, ucx_perftest 92
+# sizes 3 min):
+#   bench-p2p-dd     ~170 s  issue 3: osu_latency/bw/bibw D-D, AMPI-UCX + Open MPI
+#                            (6 runs), bw/bibw up to 32 MiB (OSU_BW_MAX); ucx_perftest
+#                            -m cuda tag_lat 1 B-4 MiB and tag_bw 1 B-32 MiB, every size
+#   bench-p2p-mixed  ~240 s  issue 3: the same in D-H and H-D (12 runs, 32 MiB);
+#                            ucx_perftest -m cuda,host / host,cuda every other size
+#                            (OSU_PERFTEST_STEP=4) plus 32 MiB
+#   bench-p2p-host   ~110 s  issues 3, 4: all six point-to-point programs H-H (12 runs),
+#                            ucx_perftest host, every size
+#   bench-p2p-more   ~125 s  issue 4: osu_latency_persistent, osu_multi_lat, osu_mbw_mr
+#                            in D-D, D-H, H-D (18 runs)
+#   bench-coll       ~140 s  issue 6: six collectives H-H and D-D (osu_barrier H-H),
+#                            2 processes (22 runs) + nccl_allreduce beside
+#                            osu_allreduce D-D up to 128 MiB
+#   bench-halo        ~70 s  issue 3: osu/osu_halo_persistent.c when it exists (skipped
+#                            otherwise): H-H and D-D, AMPI-UCX -np 2 +vp 8 with
+#                            AMPI_CHANNEL=1 and =0, Open MPI 8 processes (6 runs);
+#                            OSU_HALO_NP/VP/ARGS/CHANNEL change that
+#   jacobi-small     ~200 s  issue 5: Jacobi3D 192^3 per GPU, 1 and 2 GPUs, H and D,
+#                            ODF 1/2/4/8, ampicc and mpicc builds (~20 s, nvcc; 32
+#                            runs of 100 iterations, ~4 s each: launch-bound) after
+#                            16 checked runs (48^3, -v)
+#   jacobi-large     ~180 s  issue 5: the same matrix at 1536^3 per GPU (32 runs, 30
+#                            iterations after 5, ~20 ms each: ~58 GB per GPU per
+#                            iteration at ~3-4 TB/s; ~5.5 s per run with set-up);
+#                            +20 s for the build when not after jacobi-small
+#   build, test, bench, jacobi, all   as before: set-up only; ./test.sh; the whole
+#                            run-compare.sh (~8-10 min: split it into the actions above);
+#                            run-experiments.sh (both block sizes, ~6 min); build+test+bench
+#
+# Plan for one 30-minute session (3 calls of <= 9 min, ~1 min start-up each;
+# run each with timeout_s 600 and name .whl in carry):
+#   call 1: scripts/device.sh bench-p2p-dd bench-p2p-mixed                  ~30+410 s
+#   call 2: scripts/device.sh bench-coll bench-halo bench-p2p-more bench-p2p-host
+#                                                                           ~30+445 s
+#   call 3: scripts/device.sh jacobi-small jacobi-large                     ~30+380 s
+# (~22 min of commands; the budget cuts the last action of a call short, and
+# says so, if the estimates are low.)
+# Back here: osu/plot.py $OUT/bench-*/results.csv --out DIR and
+# apps/jacobi3d/plot.py $OUT/jacobi-*/jacobi.csv --out DIR (matplotlib: see
+# osu/README.md).  timings.csv and summary.md give the measured seconds for
+# the next plan.
+#
+# Environment: OUT (results; without it they stay in DEVICE_WORK),
+#   DEVICE_BUDGET_S (540), DEVICE_WORK (default .build/device),
+#   AMPI_PREFIX (default .prefix), DEVICE_NO_SETUP=1 (no UCX set-up, no
+#   nvidia-smi, no build: for trying the actions on a machine that has
+#   AMPI_PREFIX installed already, e.g. with --cpu), DEVICE_DRY_RUN=1 (print
+#   each action's runner command, run nothing), plus the runners' own
+#   OSU_* / JACOBI_* settings (osu/README.md, apps/jacobi3d/run-experiments.sh).
+#   With --cpu every osu action runs its benchmarks in H-H only (a smoke
+#   test here): DEVICE_NO_SETUP=1 DEVICE_WORK=/tmp/d scripts/device.sh bench-coll -- --cpu --quick
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-action=${1:-all}
-[ $# -gt 0 ] && shift
-bench_args=("$@")    # passed to osu/run-compare.sh, e.g. --quick
-case $action in
-    build|test|bench|jacobi|all) ;;
-    *) echo "usage: $0 [build|test|bench|jacobi|all] [osu/run-compare.sh args]" >&2; exit 2 ;;
-esac
+# expected seconds of each action (the plan above), for summary.md
+declare -A expected=(
+    [bench-p2p-dd]=170 [bench-p2p-mixed]=240 [bench-p2p-host]=110 [bench-p2p-more]=125
+    [bench-coll]=140 [bench-halo]=70 [jacobi-small]=200 [jacobi-large]=180
+    [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900
+)
+is_action() { [ -n "${expected[$1]:-}" ]; }
 
+if [ "${1:-}" = plan ]; then
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+    exit 0
+fi
+actions=()
+while [ $# -gt 0 ] && is_action "$1"; do actions+=("$1"); shift; done
+[ "${1:-}" = -- ] && shift
+bench_args=("$@") # to every runner, e.g. --quick
+[ ${#actions[@]} -gt 0 ] || actions=(all)
+cpu=0
+for arg in "${bench_args[@]}"; do
+    case $arg in
+    --cpu) cpu=1 ;;
+    -*) ;;
+    *) echo "device: unknown action $arg; actions: ${!expected[*]} (or plan)" >&2; exit 2 ;;
+    esac
+done
+
+budget=${DEVICE_BUDGET_S:-540}
+work=${DEVICE_WORK:-$PWD/.build/device}
+prefix=${AMPI_PREFIX:-$PWD/.prefix}
+dry=${DEVICE_DRY_RUN:-0}
+no_setup=${DEVICE_NO_SETUP:-0}
 # NVLink SHARP (multicast) must stay off on the lent machines; Open MPI refuses
 # to run as root without these.
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=${OUT:-}
 [ -n "$out" ] && mkdir -p "$out"
+mkdir -p "$work"
+
+left() { echo $((budget - SECONDS)); }
 
 # save_logs: the build logs of the last setup, into $OUT/logs.
 save_logs() {
@@ -38,6 +129,13 @@ do_build() {
     return "$status"
 }
 
+need_prefix() {
+    [ "$dry" = 1 ] && return 0
+    [ -x "$prefix/bin/ampicc" ] && return 0
+    [ "$no_setup" = 1 ] && { echo "device: no $prefix/bin/ampicc and DEVICE_NO_SETUP=1" >&2; return 1; }
+    do_build
+}
+
 do_test() {
     echo "== test: ./test.sh"
     local status
@@ -52,67 +150,136 @@ do_test() {
     return "$status"
 }
 
-# The comparison script belongs to the osu/ helper: it writes results.csv and
-# tables.md into its --out directory; those (and its logs) go to $OUT/bench.
-do_bench() {
-    if [ ! -f osu/run-compare.sh ]; then
-        echo "== bench: osu/run-compare.sh does not exist yet; skipped"
-        return 0
-    fi
-    [ -x .prefix/bin/ampicc ] || do_build || return 1
-    local results=$PWD/.build/osu-compare status
-    echo "== bench: osu/run-compare.sh --out $results ${bench_args[*]}"
-    AMPI_PREFIX=$PWD/.prefix bash osu/run-compare.sh --out "$results" "${bench_args[@]}"
+# copy_results DIR NAME: a runner's CSV/MD/TXT and its small logs to $OUT/NAME.
+copy_results() {
+    [ -n "$out" ] || return 0
+    local from=$1 to=$out/$2
+    mkdir -p "$to/logs"
+    find "$from" -maxdepth 1 -type f \( -name '*.csv' -o -name '*.md' -o -name '*.txt' \) -exec cp -f {} "$to/" \;
+    find "$from/logs" -maxdepth 1 -type f -size -256k -exec cp -f {} "$to/logs/" \; 2>/dev/null
+    echo "device: results of $2 in $to"
+}
+
+# osu_action NAME VAR=VALUE...: osu/run-compare.sh with these settings (the
+# caller's own OSU_* settings win, except the benchmarks and placements that
+# define the action), bounded by what is left of the budget.
+osu_action() {
+    local name=$1 dir=$work/$1 status
+    shift
+    need_prefix || return 1
+    rm -rf "$dir"
+    local settings=() kv key
+    for kv in "$@"; do
+        key=${kv%%=*}
+        if [ "$key" != OSU_BENCHMARKS ] && [ "$key" != OSU_PLACEMENTS ] && [ -n "${!key:-}" ]; then
+            settings+=("$key=${!key}")
+        elif [ "$key" = OSU_PLACEMENTS ] && [ "$cpu" = 1 ]; then
+            settings+=(OSU_PLACEMENTS=H-H) # --cpu: a smoke test of the action without GPUs
+        else
+            settings+=("$kv")
+        fi
+    done
+    settings+=("OSU_BUDGET_S=$(($(left) - 20))" "AMPI_PREFIX=$prefix")
+    echo "== $name: env ${settings[*]} bash osu/run-compare.sh --out $dir ${bench_args[*]}"
+    [ "$dry" = 1 ] && return 0
+    env "${settings[@]}" bash osu/run-compare.sh --out "$dir" "${bench_args[@]}"
     status=$?
-    if [ -n "$out" ]; then
-        mkdir -p "$out/bench"
-        find "$results" -maxdepth 1 -type f \( -name '*.csv' -o -name '*.md' \) \
-            -exec cp -f {} "$out/bench/" \;
-        find "$results" -type f -name '*.log' -size -1M -exec cp -f {} "$out/bench/" \; 2>/dev/null
-        echo "bench: copied to $out/bench:" "$out"/bench/*
-    fi
+    copy_results "$dir" "$name"
     return "$status"
 }
 
-if ! ls .whl/libucx_cu13-*.whl >/dev/null 2>&1; then
-    echo "device: no .whl/libucx_cu13-*.whl carried; setup.sh will try PyPI, which needs network" >&2
+# jacobi_action NAME RUNNER-ARGS...: apps/jacobi3d/run-experiments.sh; both
+# jacobi actions of one call share the two builds.
+jacobi_action() {
+    local name=$1 dir=$work/$1 status
+    shift
+    need_prefix || return 1
+    rm -rf "$dir"
+    local settings=("JACOBI_BUDGET_S=$(($(left) - 45))" "JACOBI_BUILD_ROOT=${JACOBI_BUILD_ROOT:-$work/jacobi-builds}"
+        "AMPI_PREFIX=$prefix")
+    echo "== $name: env ${settings[*]} bash apps/jacobi3d/run-experiments.sh --out $dir $* ${bench_args[*]}"
+    [ "$dry" = 1 ] && return 0
+    env "${settings[@]}" bash apps/jacobi3d/run-experiments.sh --out "$dir" "$@" "${bench_args[@]}"
+    status=$?
+    copy_results "$dir" "$name"
+    return "$status"
+}
+
+p2p="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
+coll="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
+run_action() {
+    case $1 in
+    build) [ "$dry" = 1 ] || do_build ;;
+    test) [ "$dry" = 1 ] || do_test ;;
+    bench) osu_action bench ;;
+    jacobi) jacobi_action jacobi ;;
+    all)
+        local status=0
+        [ "$dry" = 1 ] || do_build || status=1
+        # test.sh sets up again (quickly), so run it even after a failed build
+        # to get its "0 passed, 1 failed" summary.
+        [ "$dry" = 1 ] || do_test || status=1
+        [ -x "$prefix/bin/ampicc" ] && { osu_action bench || status=1; }
+        return $status
+        ;;
+    bench-p2p-dd)
+        osu_action "$1" "OSU_BENCHMARKS=osu_latency osu_bw osu_bibw" OSU_PLACEMENTS=D-D \
+            OSU_BW_MAX=33554432 OSU_PERFTEST_STEP=2 OSU_RUN_TIMEOUT=120 ;;
+    bench-p2p-mixed)
+        osu_action "$1" "OSU_BENCHMARKS=osu_latency osu_bw osu_bibw" "OSU_PLACEMENTS=D-H H-D" \
+            OSU_BW_MAX=33554432 OSU_PERFTEST_STEP=4 OSU_RUN_TIMEOUT=120 ;;
+    bench-p2p-host)
+        osu_action "$1" "OSU_BENCHMARKS=$p2p" OSU_PLACEMENTS=H-H OSU_PERFTEST_STEP=2 OSU_RUN_TIMEOUT=120 ;;
+    bench-p2p-more)
+        osu_action "$1" "OSU_BENCHMARKS=osu_latency_persistent osu_multi_lat osu_mbw_mr" \
+            "OSU_PLACEMENTS=D-D D-H H-D" OSU_RUN_TIMEOUT=120 ;;
+    bench-coll)
+        osu_action "$1" "OSU_BENCHMARKS=$coll" "OSU_PLACEMENTS=H-H D-D" OSU_COLL_NP=2 \
+            OSU_NCCL_MAX=134217728 OSU_RUN_TIMEOUT=120 ;;
+    bench-halo)
+        osu_action "$1" OSU_BENCHMARKS=osu_halo_persistent "OSU_PLACEMENTS=H-H D-D" OSU_HALO_NP=2 \
+            OSU_HALO_VP=8 OSU_RUN_TIMEOUT=120 ;;
+    # --cpu: tiny blocks, every run checked (-cpu -v): a smoke test here.
+    jacobi-small) jacobi_action "$1" --blocks "$([ "$cpu" = 1 ] && echo 16 || echo 192)" ;;
+    jacobi-large) jacobi_action "$1" --blocks "$([ "$cpu" = 1 ] && echo 24 || echo 1536)" --no-check ;;
+    esac
+}
+
+# ---- set-up: UCX first (unpacked from the wheel), so that ucx_info can
+# report the transports; AMPI-UCX is built by the first action that needs it.
+if [ "$no_setup" != 1 ] && [ "$dry" != 1 ]; then
+    if ! ls .whl/libucx_cu13-*.whl >/dev/null 2>&1; then
+        echo "device: no .whl/libucx_cu13-*.whl carried; setup.sh will try PyPI, which needs network" >&2
+    fi
+    echo "== nvidia-smi -L"
+    nvidia-smi -L || echo "(nvidia-smi failed)"
+    ./setup.sh --deps-only || { save_logs; exit 1; }
+    ucx_info=.deps/ucx/libucx/bin/ucx_info
+    echo "== ucx_info -v"
+    "$ucx_info" -v
+    echo "== ucx_info -d | grep Transport"
+    "$ucx_info" -d | grep Transport
 fi
-echo "== nvidia-smi -L"
-nvidia-smi -L || echo "(nvidia-smi failed)"
-# UCX first (unpacked from the wheel), so that ucx_info can report the transports.
-./setup.sh --deps-only || { save_logs; exit 1; }
-ucx_info=.deps/ucx/libucx/bin/ucx_info
-echo "== ucx_info -v"
-"$ucx_info" -v
-echo "== ucx_info -d | grep Transport"
-"$ucx_info" -d | grep Transport
-
-# Jacobi3D experiments (ours beside Open MPI, H and D modes, ODF 1..8); the
-# arguments go to run-experiments.sh (e.g. --quick).
-do_jacobi() {
-    [ -x .prefix/bin/ampicc ] || do_build || return 1
-    local results=$PWD/.build/jacobi-exp status
-    AMPI_PREFIX=$PWD/.prefix bash apps/jacobi3d/run-experiments.sh --out "$results" "${bench_args[@]}"
-    status=$?
-    if [ -n "$out" ]; then
-        mkdir -p "$out/jacobi"
-        cp -f "$results"/*.csv "$results"/*.md "$out/jacobi/" 2>/dev/null
-    fi
-    return "$status"
-}
 
 status=0
-case $action in
-    build) do_build || status=1 ;;
-    test)  do_test || status=1 ;;
-    bench) do_bench || status=1 ;;
-    jacobi) do_jacobi || status=1 ;;
-    all)   build_ok=yes
-           do_build || { status=1; build_ok=no; }
-           # test.sh sets up again (quickly), so run it even after a failed build
-           # to get its "0 passed, 1 failed" summary.
-           do_test || status=1
-           if [ $build_ok = yes ]; then do_bench || status=1; fi ;;
-esac
-echo "device: $action finished with status $status"
+summary="| action | status | seconds | expected | budget left at start |"$'\n'"|---|---|---:|---:|---:|"
+for action in "${actions[@]}"; do
+    t0=$SECONDS
+    at_start=$(left)
+    if [ "$at_start" -lt 60 ] && [ "$dry" != 1 ]; then
+        result="skipped: ${at_start}s of DEVICE_BUDGET_S=$budget left"
+        status=1
+    elif run_action "$action"; then
+        result=ok
+    else
+        result=failed
+        status=1
+    fi
+    echo "device: $action $result after $((SECONDS - t0))s (expected ~${expected[$action]}s)"
+    summary+=$'\n'"| $action | $result | $((SECONDS - t0)) | ${expected[$action]} | $at_start |"
+done
+summary+=$'\n\n'"Total ${SECONDS}s of DEVICE_BUDGET_S=$budget (set-up included); per run: ACTION/timings.csv."
+echo "$summary"
+[ -n "$out" ] && echo "$summary" >"$out/summary.md"
+echo "device: ${actions[*]} finished with status $status"
 exit $status

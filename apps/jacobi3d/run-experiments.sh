@@ -1,27 +1,46 @@
 #!/bin/bash
-# Jacobi3D weak-scaling runs: AMPI-UCX (ours, with overdecomposition) against
-# Open MPI, host-staged (H) and CUDA-aware (D) halo exchange.
+# Jacobi3D weak-scaling runs: AMPI-UCX (ours) against Open MPI, host-staged (H)
+# and CUDA-aware (D) halo exchange, with overdecomposition (ODF = ranks per GPU).
 #
-# usage: run-experiments.sh [--quick] [--cpu] [--out DIR]
-#   --quick  blocks of 192^3 and 768^3 per GPU instead of 192^3 and 1536^3
-#   --cpu    no GPU: mode -cpu on small blocks, with -v on every run
-#   --out    results directory (default: <repo>/.build/jacobi3d-results)
+# usage: run-experiments.sh [--quick] [--cpu] [--blocks "N ..."] [--no-check] [--out DIR]
+#   --quick     blocks of 192^3 and 768^3 per GPU instead of 192^3 and 1536^3
+#   --cpu       no GPU: mode -cpu on small blocks (32^3, 64^3), -v on every run
+#   --blocks    the blocks per GPU (cells per side), e.g. "192" or "1536"
+#   --no-check  skip the correctness runs (48^3 per GPU with -v)
+#   --out       results directory (default: <repo>/.build/jacobi3d-results)
+# Matrix: blocks x GPUs (1, 2) x modes (H, D) x ODF (1, 2, 4, 8) x library:
+#   ours: ampirun -np G +vp G*ODF; Open MPI: G*ODF processes, ODF per GPU
+#   (consecutive ranks on one GPU, as ours).  Weak scaling: the grid is
+#   (BLOCK*G) x BLOCK x BLOCK, so every GPU holds BLOCK^3 cells.
+# Iterations: 100 timed after 10 warm-up; blocks >= 1024: 30 after 5 (one
+#   1536^3 iteration reads and writes ~60 GB per GPU, ~15-25 ms on an H200).
 # env: AMPI_PREFIX (our install, default <repo>/.prefix), AMPI_UCX_DIR (the
 #   CUDA-aware UCX for Open MPI, default <repo>/.deps/ucx/libucx), OMPI_MPICC
-#   and OMPI_MPIRUN (default mpicc, mpirun), JACOBI_BUDGET_S (default 450),
-#   JACOBI_COMMIT (reported where the tree is no git checkout).
-# Writes DIR/jacobi.csv and DIR/jacobi.md; run logs are in DIR/logs/.
+#   and OMPI_MPIRUN (default mpicc, mpirun), JACOBI_BUDGET_S (start no run
+#   after this many seconds, default 450), JACOBI_ODFS (default "1 2 4 8"),
+#   JACOBI_OMPI_ODFS (default: JACOBI_ODFS), JACOBI_UNITS (default "1 2"),
+#   JACOBI_MODES (default "H D"), JACOBI_ITERS/JACOBI_WARMUP (100/10),
+#   JACOBI_LARGE_ITERS/JACOBI_LARGE_WARMUP (blocks >= 1024: 30/5),
+#   JACOBI_BUILD_ROOT (where build-ampi/ and build-ompi/ go, default DIR:
+#   share it between calls to build once), JACOBI_COMMIT (reported where the
+#   tree is no git checkout).
+# Writes DIR/jacobi.csv and DIR/jacobi.md (plot them with plot.py); run logs
+# are in DIR/logs/.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-quick=0 cpu=0 out=$repo/.build/jacobi3d-results
+quick=0 cpu=0 check=1 blocks="" out=$repo/.build/jacobi3d-results
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
     --cpu) cpu=1 ;;
+    --no-check) check=0 ;;
+    --blocks) blocks=$2; shift ;;
+    --blocks=*) blocks=${1#--blocks=} ;;
     --out) out=$2; shift ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --out=*) out=${1#--out=} ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "run-experiments.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -31,7 +50,9 @@ AMPI_PREFIX=${AMPI_PREFIX:-$repo/.prefix}
 AMPI_UCX_DIR=${AMPI_UCX_DIR:-$repo/.deps/ucx/libucx}
 OMPI_MPICC=${OMPI_MPICC:-mpicc}
 OMPI_MPIRUN=${OMPI_MPIRUN:-mpirun}
-budget=${JACOBI_BUDGET_S:-450} # the whole script must stay under 8 minutes
+budget=${JACOBI_BUDGET_S:-450}
+odfs=${JACOBI_ODFS:-1 2 4 8}
+ompi_odfs=${JACOBI_OMPI_ODFS:-$odfs}
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -d "$AMPI_UCX_DIR/lib" ] && export LD_LIBRARY_PATH=$AMPI_UCX_DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
@@ -43,27 +64,31 @@ if [ $cpu = 0 ] && [ "$ngpu" -lt 1 ]; then
     echo "no GPU found: running the --cpu variant"
     cpu=1
 fi
+units_list=${JACOBI_UNITS:-1 2}
 if [ $cpu = 1 ]; then
-    modes="cpu" counts="1 2" odfs="1 2 4 8"
-    if [ $quick = 1 ]; then sizes="16 32"; else sizes="32 64"; fi
+    modes="cpu"
+    [ -n "$blocks" ] || { [ $quick = 1 ] && blocks="16 32" || blocks="32 64"; }
 else
-    modes="H D" counts=$(seq 1 $((ngpu < 2 ? ngpu : 2))) odfs="1 2 4 8"
-    if [ $quick = 1 ]; then sizes="192 768"; else sizes="192 1536"; fi
+    modes=${JACOBI_MODES:-H D}
+    [ -n "$blocks" ] || { [ $quick = 1 ] && blocks="192 768" || blocks="192 1536"; }
+    # No more GPUs than there are.
+    units_list=$(for u in $units_list; do [ "$u" -le "$ngpu" ] && echo "$u"; done | tr '\n' ' ')
 fi
 
 mkdir -p "$out/logs" || exit 1
+build_root=${JACOBI_BUILD_ROOT:-$out}
 csv=$out/jacobi.csv md=$out/jacobi.md
 echo "kind,library,units,odf,ranks,block,mode,grid,decomp,iters,iter_ms,comm_ms,iter_ms_max,verify,status,seconds" >"$csv"
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -gt 8 ] && jobs=8
 
-# ---- builds --------------------------------------------------------------
+# ---- builds (make is incremental: a shared JACOBI_BUILD_ROOT builds once) --
 libs=""
 build() { # name mpicc
-    local dir=$out/build-$1
+    local dir=$build_root/build-$1
     if make -C "$here" -j"$jobs" MPICC="$2" BUILDDIR="$dir" >"$out/logs/build-$1.log" 2>&1; then
         libs="$libs $1"
-        echo "built $1 with $2"
+        echo "built $1 with $2 into $dir"
     else
         echo "BUILD FAILED for $1 ($2); tail of $out/logs/build-$1.log:"
         tail -5 "$out/logs/build-$1.log"
@@ -81,14 +106,39 @@ else
 fi
 [ -n "$libs" ] || { echo "nothing was built"; exit 1; }
 
+# Open MPI with ODF processes per GPU: jacobi3d picks GPU (local rank % GPUs),
+# which would put consecutive ranks (neighbours along z) on different GPUs.
+# This wrapper divides the local rank it reads by ODF, so that ranks
+# r*ODF .. r*ODF+ODF-1 share GPU r, as ours do (ampirun puts consecutive
+# ranks in one process).  Open MPI itself takes its ranks from PMIx.
+blocked=$out/gpu-blocked.sh
+cat >"$blocked" <<'EOF'
+#!/bin/sh
+# usage: gpu-blocked.sh ODF PROGRAM ARGS...: ranks ODF apart share a GPU.
+odf=$1
+shift
+[ -n "${OMPI_COMM_WORLD_LOCAL_RANK:-}" ] && OMPI_COMM_WORLD_LOCAL_RANK=$((OMPI_COMM_WORLD_LOCAL_RANK / odf)) &&
+    export OMPI_COMM_WORLD_LOCAL_RANK
+exec "$@"
+EOF
+chmod +x "$blocked"
+
 # ---- runs ----------------------------------------------------------------
 launch() { # library units odf: prints the launcher's command prefix
+    local np=$(($2 * $3)) extra=""
     if [ "$1" = ampi ]; then
-        echo "$AMPI_PREFIX/bin/ampirun -np $2 +vp $(($2 * $3))"
-    elif [ $cpu = 1 ]; then
-        echo "$OMPI_MPIRUN --oversubscribe -np $2"
+        echo "$AMPI_PREFIX/bin/ampirun -np $2 +vp $np"
+        return
+    fi
+    [ "$np" -gt "$(nproc)" ] && extra="--oversubscribe --bind-to none"
+    if [ $cpu = 1 ]; then
+        echo "$OMPI_MPIRUN --oversubscribe -np $np"
     else
-        echo "$OMPI_MPIRUN -np $2 --mca pml ucx -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE"
+        # pml_ucx_tls/devices any: as osu/run-compare.sh (Open MPI 4.1 may
+        # otherwise turn UCX down); the CUDA-aware UCX is first in
+        # LD_LIBRARY_PATH.
+        echo "$OMPI_MPIRUN -np $np $extra --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any" \
+            "-x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE $blocked $3"
     fi
 }
 
@@ -96,11 +146,20 @@ field() { # key line
     sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
 }
 
+iters_for() { # block: "-i N -w N"
+    if [ "$1" -ge 1024 ]; then
+        echo "-i ${JACOBI_LARGE_ITERS:-30} -w ${JACOBI_LARGE_WARMUP:-5}"
+    else
+        echo "-i ${JACOBI_ITERS:-100} -w ${JACOBI_WARMUP:-10}"
+    fi
+}
+
 failures=0
 run_one() { # kind(check|perf) library units odf block mode extra-args...
     local kind=$1 lib=$2 units=$3 odf=$4 block=$5 mode=$6
     shift 6
-    local name="$kind-$lib-u$units-odf$odf-b$block-$mode$(tr -d ' ' <<<"$*")"
+    local name
+    name="$kind-$lib-u$units-odf$odf-b$block-$mode$(tr -d ' ' <<<"$*")"
     local log=$out/logs/$name.log status=ok verify=-
     # The grid is split between GPUs (processes) along x, as the program's
     # own decomposition does, so each unit keeps a block^3 share.
@@ -111,11 +170,15 @@ run_one() { # kind(check|perf) library units odf block mode extra-args...
         status=skipped-budget
         echo "$kind,$lib,$units,$odf,,$block,$mode,,,,,,,-,$status,0" >>"$csv"
         echo "SKIP $name: time budget of ${budget}s used up"
+        failures=$((failures + 1))
         return
     fi
-    local cmd="$(launch "$lib" "$units" "$odf") $out/build-$lib/jacobi3d $args"
+    [ $((budget - SECONDS + 30)) -lt $limit ] && limit=$((budget - SECONDS + 30))
+    local cmd
+    cmd="$(launch "$lib" "$units" "$odf") $build_root/build-$lib/jacobi3d $args"
     echo "$cmd" >"$log"
     local t0=$SECONDS
+    # shellcheck disable=SC2086 # the command line is split on purpose
     timeout -k 5 "$limit" $cmd >>"$log" 2>&1
     local rc=$? secs=$((SECONDS - t0))
     local line
@@ -135,32 +198,38 @@ run_one() { # kind(check|perf) library units odf block mode extra-args...
         "$(field iter_ms "$line")" "$(field comm_ms "$line")" "$verify" "$secs"
 }
 
-odfs_of() { [ "$1" = ampi ] && echo "$odfs" || echo 1; }
+odfs_of() { [ "$1" = ampi ] && echo "$odfs" || echo "$ompi_odfs"; }
 
 if [ $cpu = 1 ]; then
-    for block in $sizes; do
-        for units in $counts; do
+    for block in $blocks; do
+        for units in $units_list; do
             for lib in $libs; do
-                for odf in $(odfs_of $lib); do run_one perf $lib $units $odf $block cpu -v; done
+                for odf in $(odfs_of "$lib"); do run_one perf "$lib" "$units" "$odf" "$block" cpu -v; done
             done
         done
     done
 else
-    # Correctness first, on a small grid, for every library, mode and GPU count.
-    for lib in $libs; do
-        for units in $counts; do
-            for mode in $modes; do
-                for odf in $(odfs_of $lib | awk '{print $1, $NF}' | tr ' ' '\n' | sort -un); do
-                    run_one check $lib $units $odf 48 $mode -v -i 20 -w 2
+    # Correctness first, on a small grid, for every library, mode and GPU
+    # count, with the smallest and the largest ODF.
+    if [ $check = 1 ]; then
+        for lib in $libs; do
+            for units in $units_list; do
+                for mode in $modes; do
+                    for odf in $(odfs_of "$lib" | tr ' ' '\n' | sed -n '1p;$p' | sort -un); do
+                        run_one check "$lib" "$units" "$odf" 48 "$mode" -v -i 20 -w 2
+                    done
                 done
             done
         done
-    done
-    for block in $sizes; do
-        for units in $counts; do
+    fi
+    for block in $blocks; do
+        for units in $units_list; do
             for mode in $modes; do
                 for lib in $libs; do
-                    for odf in $(odfs_of $lib); do run_one perf $lib $units $odf $block $mode; done
+                    # shellcheck disable=SC2046 # "-i N -w N" are two options
+                    for odf in $(odfs_of "$lib"); do
+                        run_one perf "$lib" "$units" "$odf" "$block" "$mode" $(iters_for "$block")
+                    done
                 done
             done
         done
@@ -171,7 +240,7 @@ fi
 {
     echo "# Jacobi3D: AMPI-UCX vs Open MPI"
     echo
-    echo "- host: $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- host: $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), ${SECONDS}s for this script"
     if commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null); then
         git -C "$repo" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
     else
@@ -184,43 +253,62 @@ fi
         echo "- GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')"
     fi
     echo "- ours: \`$AMPI_PREFIX/bin/ampirun -np G +vp G*ODF jacobi3d -MODE -x BLOCK*G -y BLOCK -z BLOCK\`"
-    echo "- Open MPI: \`$(launch ompi G 1) jacobi3d -MODE -x BLOCK*G -y BLOCK -z BLOCK\`"
-    echo "- units: GPUs (or processes with --cpu); G = units; the grid is split between units along x"
-    echo "- ${odfs:+ODF = ranks per GPU (overdecomposition); }iterations: 100 timed after 10 warm-up; times are per iteration, averaged over ranks; comm = time in MPI (posting + MPI_Waitall)"
+    echo "- Open MPI: \`$(launch ompi 1 1 | sed -E 's/-np 1( |$)/-np G*ODF\1/; s/ 1$/ ODF/') jacobi3d -MODE -x BLOCK*G -y BLOCK -z BLOCK\`"
+    echo "- units: GPUs (or processes with --cpu); G = units; the grid is split between units along x (weak scaling: BLOCK^3 per unit)"
+    echo "- ODF = ranks per unit (overdecomposition): ours ${odfs// /, } (user-level threads), Open MPI ${ompi_odfs// /, } (processes sharing the GPU)"
+    for block in $blocks; do
+        [ $cpu = 1 ] && { echo "- $block^3: 100 timed iterations after 10 warm-up, -v"; continue; }
+        echo "- $block^3: iterations $(iters_for "$block" | sed 's/-i \([0-9]*\) -w \([0-9]*\)/\1 timed after \2 warm-up/')"
+    done
+    echo "- times are per iteration, averaged over ranks, in ms; comm = time in MPI (posting + MPI_Waitall)"
     echo
     echo "## iter_ms (comm_ms) by configuration"
     echo
-    header="| block | units | mode | Open MPI |"
-    sep="|---|---|---|---|"
-    for odf in $odfs; do header="$header ours ODF $odf |"; sep="$sep---|"; done
-    echo "$header"
-    echo "$sep"
-    awk -F, -v odfs="$odfs" '
+    echo "| block | units | mode | ODF | AMPI-UCX | Open MPI | AMPI-UCX / Open MPI |"
+    echo "|---|---|---|---|---|---|---|"
+    awk -F, '
         NR > 1 && $1 == "perf" {
-            key = $6 "|" $3 "|" $7
+            key = $6 "|" $3 "|" $7 "|" $4
             if (!(key in seen)) { seen[key] = 1; order[n++] = key }
-            v = ($15 == "ok") ? $11 " (" $12 ")" : $15
-            cell[key "|" $2 "|" $4] = v
+            cell[key "|" $2] = ($15 == "ok") ? $11 " (" $12 ")" : $15
+            if ($15 == "ok") t[key "|" $2] = $11
         }
         END {
-            split(odfs, o, " ")
             for (i = 0; i < n; i++) {
                 split(order[i], k, "|")
-                line = "| " k[1] "^3 | " k[2] " | " k[3] " | " ((order[i] "|ompi|1") in cell ? cell[order[i] "|ompi|1"] : "-") " |"
-                for (j = 1; j in o; j++) {
-                    c = order[i] "|ampi|" o[j]
-                    line = line " " ((c in cell) ? cell[c] : "-") " |"
-                }
-                print line
+                a = order[i] "|ampi"; o = order[i] "|ompi"
+                r = ((a in t) && (o in t) && t[o] > 0) ? sprintf("%.2f", t[a] / t[o]) : "-"
+                printf "| %s^3 | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], k[3], k[4],
+                    (a in cell) ? cell[a] : "-", (o in cell) ? cell[o] : "-", r
+            }
+        }' "$csv"
+    echo
+    echo "## Weak scaling: iter_ms on 1 and 2 units, efficiency = t(1) / t(2)"
+    echo
+    echo "| block | mode | library | ODF | 1 unit | 2 units | efficiency |"
+    echo "|---|---|---|---|---|---|---|"
+    awk -F, '
+        NR > 1 && $1 == "perf" && $15 == "ok" {
+            key = $6 "|" $7 "|" $2 "|" $4
+            if (!(key in seen)) { seen[key] = 1; order[n++] = key }
+            t[key "|" $3] = $11
+        }
+        END {
+            for (i = 0; i < n; i++) {
+                split(order[i], k, "|")
+                one = order[i] "|1"; two = order[i] "|2"
+                e = ((one in t) && (two in t) && t[two] > 0) ? sprintf("%.2f", t[one] / t[two]) : "-"
+                printf "| %s^3 | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], (k[3] == "ampi") ? "AMPI-UCX" : "Open MPI",
+                    k[4], (one in t) ? t[one] : "-", (two in t) ? t[two] : "-", e
             }
         }' "$csv"
     echo
     echo "## All runs"
     echo
-    echo "| kind | library | units | ODF | ranks | block | mode | grid | decomp | iter_ms | comm_ms | iter_ms_max | verify | status |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $15 }' "$csv"
+    echo "| kind | library | units | ODF | ranks | block | mode | grid | decomp | iters | iter_ms | comm_ms | iter_ms_max | verify | status | s |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 }' "$csv"
 } >"$md"
 
-echo "wrote $csv and $md ($failures failed run(s), ${SECONDS}s)"
+echo "wrote $csv and $md ($failures failed or skipped run(s), ${SECONDS}s)"
 [ $failures = 0 ]
