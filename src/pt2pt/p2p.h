@@ -297,4 +297,12 @@ static inline void p2p_idle(void)
 void p2p_wait_complete(p2p_req_t *q); /* block the calling rank until q completes */
 void p2p_poll(void);                  /* progress once and let other ranks run */
 
+/* The compact envelope of rank r's next small eager send to dst_world on c
+ * (takes its sequence number). */
+static inline p2p_wire_short_t p2p_wire_short_next(p2p_rank_t *r, const comm_t *c, int tag, int dst_world)
+{
+    return (p2p_wire_short_t){ .kind = P2P_WIRE_EAGER_SHORT, .ctx = c->ctx, .src = c->rank, .tag = tag,
+                               .src_world = r->world, .dst_world = dst_world, .seq = r->send_seq[dst_world]++ };
+}
+
 #endif

@@ -39,15 +39,7 @@ static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const voi
     q->bytes = bytes;
     if (UTIL_UNLIKELY(!c->predefined))
         comm_retain(c); /* MPI_Comm_free may come before the request ends */
-    p2p_wire_short_t h = {
-        .kind = P2P_WIRE_EAGER_SHORT,
-        .ctx = c->ctx,
-        .src = c->rank,
-        .tag = tag,
-        .src_world = r->world,
-        .dst_world = dst_world,
-        .seq = r->send_seq[dst_world]++,
-    };
+    p2p_wire_short_t h = p2p_wire_short_next(r, c, tag, dst_world);
     memcpy(q->wire, &h, sizeof h);
     memcpy(q->wire + sizeof h, buf, bytes);
     q->op_env.done = small_isent;
@@ -127,15 +119,7 @@ static int send_small_remote(p2p_rank_t *r, const comm_t *c, const void *buf, si
                              int tag)
 {
     small_send_t s;
-    s.h = (p2p_wire_short_t){
-        .kind = P2P_WIRE_EAGER_SHORT,
-        .ctx = c->ctx,
-        .src = c->rank,
-        .tag = tag,
-        .src_world = r->world,
-        .dst_world = dst_world,
-        .seq = r->send_seq[dst_world]++,
-    };
+    s.h = p2p_wire_short_next(r, c, tag, dst_world);
     memcpy(s.data, buf, bytes);
     s.op.done = small_sent;
     s.done = false;

@@ -41,29 +41,24 @@ static void finish(p2p_copy_t *c)
 
 static void copy_start(p2p_copy_t *c, void *dst, const void *src, size_t n);
 
-void p2p_copy_then_complete(void *dst, const void *src, size_t n, p2p_req_t *a, p2p_req_t *b, void *free_after)
+static void copy_new(void *dst, const void *src, size_t n, p2p_req_t *a, p2p_req_t *b, void *free_after,
+                     void (*fn)(void *), void *arg)
 {
     p2p_copy_t *c = malloc(sizeof *c);
     if (!c)
         util_fatal("out of memory");
-    c->a = a;
-    c->b = b;
-    c->free_after = free_after;
-    c->then = NULL;
+    *c = (p2p_copy_t){ .a = a, .b = b, .free_after = free_after, .then = fn, .then_arg = arg };
     copy_start(c, dst, src, n);
+}
+
+void p2p_copy_then_complete(void *dst, const void *src, size_t n, p2p_req_t *a, p2p_req_t *b, void *free_after)
+{
+    copy_new(dst, src, n, a, b, free_after, NULL, NULL);
 }
 
 void p2p_copy_then_call(void *dst, const void *src, size_t n, p2p_req_t *a, void (*fn)(void *), void *arg)
 {
-    p2p_copy_t *c = malloc(sizeof *c);
-    if (!c)
-        util_fatal("out of memory");
-    c->a = a;
-    c->b = NULL;
-    c->free_after = NULL;
-    c->then = fn;
-    c->then_arg = arg;
-    copy_start(c, dst, src, n);
+    copy_new(dst, src, n, a, NULL, NULL, fn, arg);
 }
 
 static void copy_start(p2p_copy_t *c, void *dst, const void *src, size_t n)

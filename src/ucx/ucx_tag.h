@@ -5,11 +5,11 @@
  *  |  type   |   source PE      (24 bits)   |   counter          (36 bits)    |
  *  +---------+------------------------------+---------------------------------+
  *
- *  type ENVELOPE: an MPI envelope (struct p2p_wire_hdr), followed by the data
- *                 when the message is eager.  Receivers take every envelope
- *                 with one probe on the type bits and match it themselves
- *                 (MPI matching needs ranks, contexts and wildcards that do not
- *                 fit in 64 bits).  Counter bits are 0.
+ *  type ENVELOPE: reserved.  MPI envelopes (struct p2p_wire_hdr, with the
+ *                 data when the message is eager) no longer travel as tagged
+ *                 messages but as UCX active messages (ucx_worker.c): pt2pt
+ *                 matches them itself, since MPI matching needs ranks,
+ *                 contexts and wildcards that do not fit in 64 bits.
  *  type PAYLOAD:  the host data of a rendezvous message.  Each one gets a
  *                 fresh counter value from its source PE, so (source, counter)
  *                 names it uniquely; the envelope carries the whole tag and
