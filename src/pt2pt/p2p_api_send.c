@@ -41,7 +41,8 @@ static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const voi
         comm_retain(c); /* MPI_Comm_free may come before the request ends */
     p2p_wire_short_t h = p2p_wire_short_next(r, c, tag, dst_world);
     memcpy(q->wire, &h, sizeof h);
-    memcpy(q->wire + sizeof h, buf, bytes);
+    if (bytes) /* a 0-byte send may pass NULL */
+        memcpy(q->wire + sizeof h, buf, bytes);
     q->op_env.done = small_isent;
     int rc = ucx_send_envelope(p2p_proc_of(dst_world), q->wire, sizeof h + bytes, NULL, 0, &q->op_env, NULL);
     if (UTIL_LIKELY(rc == 0)) {
@@ -120,7 +121,8 @@ static int send_small_remote(p2p_rank_t *r, const comm_t *c, const void *buf, si
 {
     small_send_t s;
     s.h = p2p_wire_short_next(r, c, tag, dst_world);
-    memcpy(s.data, buf, bytes);
+    if (bytes) /* a 0-byte send may pass NULL */
+        memcpy(s.data, buf, bytes);
     s.op.done = small_sent;
     s.done = false;
     s.waiter = rank_self();

@@ -147,7 +147,8 @@ static void send_remote(p2p_req_t *q, int dst_world)
             p2p_wire_short_t s = { .kind = P2P_WIRE_EAGER_SHORT, .ctx = h->ctx, .src = h->src, .tag = h->tag,
                                    .src_world = h->src_world, .dst_world = h->dst_world, .seq = h->seq };
             memcpy(q->wire, &s, sizeof s);
-            memcpy(q->wire + sizeof s, data, q->bytes);
+            if (q->bytes) /* a 0-byte send may pass NULL */
+                memcpy(q->wire + sizeof s, data, q->bytes);
             ucx_started(q, ucx_send_envelope(proc, q->wire, sizeof s + q->bytes, NULL, 0, &q->op_env, NULL));
         } else if (q->bytes <= P2P_INLINE_MAX) {
             memcpy(q->inl, data, q->bytes);
