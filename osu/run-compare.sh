@@ -49,6 +49,7 @@ Environment:
                    tag_bw) where a buffer is on the device: D-D, D-H, H-D
                    (default 33554432 = 32 MiB; not with --quick; H-H keeps
                    OSU's 4 MiB)
+  OSU_PERFTEST=0   no ucx_perftest runs (e.g. when an earlier run has them)
   OSU_PERFTEST_STEP  ucx_perftest sizes grow by this factor (default 2:
                    every size; 4: every other, plus the largest)
   OSU_BUDGET_S     start no run after this many seconds of the script (the
@@ -591,7 +592,9 @@ run_perftest() { # test benchmark placement memtype
     done
 }
 
-if [ -n "$perftest" ]; then
+if [ "${OSU_PERFTEST:-1}" = 0 ]; then
+    log "SKIP ucx_perftest: OSU_PERFTEST=0"
+elif [ -n "$perftest" ]; then
     for placement in $placements; do
         # -m SEND,RECV: the sender's and the receiver's memory (tag_lat
         # sends both ways from SEND memory into RECV memory).

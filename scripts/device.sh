@@ -15,25 +15,26 @@
 # included); each runner gets what is left as its own budget, starts no run
 # once that is spent and lists what it skipped, so a call ends before 10 min.
 #
-# Actions (expected seconds on the 2 x H200 machine, set-up not included; the
+# Actions (seconds on the 2 x H200 machine, set-up not included: measured in
+# session 3 where known, else estimated; the
 # model: ~3 s per MPI run for launch + CUDA + UCX set-up, plus iterations x
 # sizes x the latencies in BENCHMARKS.md; ~2.5 s per ucx_perftest size with a
 # GPU buffer, ~1 s host-only; 48 osu runs took 5 min there, ucx_perftest 92
 # sizes 3 min):
-#   bench-p2p-dd     ~170 s  issue 3: osu_latency/bw/bibw D-D, AMPI-UCX + Open MPI
+#   bench-p2p-dd     ~130 s  issue 3: osu_latency/bw/bibw D-D, AMPI-UCX + Open MPI
 #                            (6 runs), bw/bibw up to 32 MiB (OSU_BW_MAX); ucx_perftest
 #                            -m cuda tag_lat 1 B-4 MiB and tag_bw 1 B-32 MiB, every size
-#   bench-p2p-mixed  ~240 s  issue 3: the same in D-H and H-D (12 runs, 32 MiB);
+#   bench-p2p-mixed  ~270 s  issue 3: the same in D-H and H-D (12 runs, 32 MiB);
 #                            ucx_perftest -m cuda,host / host,cuda every other size
 #                            (OSU_PERFTEST_STEP=4) plus 32 MiB
 #   bench-p2p-host   ~110 s  issues 3, 4: all six point-to-point programs H-H (12 runs),
 #                            ucx_perftest host, every size
-#   bench-p2p-more   ~125 s  issue 4: osu_latency_persistent, osu_multi_lat, osu_mbw_mr
+#   bench-p2p-more   ~115 s  issue 4: osu_latency_persistent, osu_multi_lat, osu_mbw_mr
 #                            in D-D, D-H, H-D (18 runs)
-#   bench-coll       ~140 s  issue 6: six collectives H-H and D-D (osu_barrier H-H),
+#   bench-coll        ~85 s  issue 6: six collectives H-H and D-D (osu_barrier H-H),
 #                            2 processes (22 runs) + nccl_allreduce beside
 #                            osu_allreduce D-D up to 128 MiB
-#   bench-halo        ~70 s  issue 3: osu/osu_halo_persistent.c when it exists (skipped
+#   bench-halo        ~35 s  issue 3: osu/osu_halo_persistent.c when it exists (skipped
 #                            otherwise): H-H and D-D, AMPI-UCX -np 2 +vp 8 with
 #                            AMPI_CHANNEL=1 and =0, Open MPI 8 processes (6 runs);
 #                            OSU_HALO_NP/VP/ARGS/CHANNEL change that
@@ -45,6 +46,11 @@
 #                            iterations after 5, ~20 ms each: ~58 GB per GPU per
 #                            iteration at ~3-4 TB/s; ~5.5 s per run with set-up);
 #                            +20 s for the build when not after jacobi-small
+#   gpu-test         ~210 s  issues 3, 5: test/gpu/run.sh (both routes, channels,
+#                            staging fallback, device collectives) and Jacobi3D's
+#                            -D/-H checks (DEVICE_GPU_TEST_JACOBI=0: without them)
+#   sweep-dd          ~45 s  issue 3: osu_latency + osu_bw D-D up to 32 MiB under each
+#                            of SWEEP_VARIANTS (route settings, ';'-separated)
 #   build, test, bench, jacobi, all   as before: set-up only; ./test.sh; the whole
 #                            run-compare.sh (~8-10 min: split it into the actions above);
 #                            run-experiments.sh (both block sizes, ~6 min); build+test+bench
@@ -57,6 +63,7 @@
 #   call 3: scripts/device.sh jacobi-small jacobi-large                     ~30+380 s
 # (~22 min of commands; the budget cuts the last action of a call short, and
 # says so, if the estimates are low.)
+# Results come back as $OUT/results.tgz (the tool returns only a few files).
 # Back here: osu/plot.py $OUT/bench-*/results.csv --out DIR and
 # apps/jacobi3d/plot.py $OUT/jacobi-*/jacobi.csv --out DIR (matplotlib: see
 # osu/README.md).  timings.csv and summary.md give the measured seconds for
@@ -76,9 +83,9 @@ cd "$(dirname "$0")/.." || exit 1
 
 # expected seconds of each action (the plan above), for summary.md
 declare -A expected=(
-    [bench-p2p-dd]=170 [bench-p2p-mixed]=240 [bench-p2p-host]=110 [bench-p2p-more]=125
-    [bench-coll]=140 [bench-halo]=70 [jacobi-small]=200 [jacobi-large]=180
-    [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900
+    [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
+    [bench-coll]=85 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
+    [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=150 [sweep-dd]=150
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -205,6 +212,60 @@ jacobi_action() {
     return "$status"
 }
 
+# gpu_test_action: the GPU groups of the suite only (test/gpu/run.sh, and
+# Jacobi3D's checks in -D/-H unless DEVICE_GPU_TEST_JACOBI=0), without the
+# CPU groups that CI runs anyway.
+gpu_test_action() {
+    need_prefix || return 1
+    [ "$dry" = 1 ] && { echo "== gpu-test: test/gpu/run.sh; apps/jacobi3d/test.sh --gpu"; return 0; }
+    local log=${out:-$work}/gpu-test.log status=0
+    mkdir -p "$(dirname "$log")"
+    echo "== gpu-test: test/gpu/run.sh" | tee "$log"
+    AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build bash test/gpu/run.sh 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    if [ "${DEVICE_GPU_TEST_JACOBI:-1}" != 0 ]; then
+        echo "== gpu-test: apps/jacobi3d/test.sh --gpu" | tee -a "$log"
+        MPICC="$prefix/bin/ampicc" JACOBI_LAUNCH="$prefix/bin/ampirun --timeout 100 -np 1 +vp" \
+            bash apps/jacobi3d/test.sh --gpu 2>&1 | tee -a "$log"
+        [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    fi
+    echo "gpu-test: $(grep -c '^PASS ' "$log") passed, $(grep -c '^FAIL ' "$log") failed, $(grep -c '^SKIP ' "$log") skipped" | tee -a "$log"
+    return $status
+}
+
+# sweep_action: osu_latency and osu_bw D-D under each of SWEEP_VARIANTS (the
+# device route's settings, ';'-separated, "default" = none), so that one call
+# compares the routes side by side.  Writes sweep.csv (variant,benchmark,size,value).
+sweep_action() {
+    need_prefix || return 1
+    local variants=${SWEEP_VARIANTS:-"default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_COPY_FLAG=1;AMPI_GPU_IPC=0"}
+    local dir=$work/sweep-dd res=${out:-$work}/sweep-dd
+    mkdir -p "$dir" "$res"
+    [ "$dry" = 1 ] && { echo "== sweep-dd: $variants"; return 0; }
+    local cc="$prefix/bin/ampicc -std=c11 -O2 -DOSU_CUDA -I${CUDA_HOME:-/usr/local/cuda}/include"
+    local libs="-L${CUDA_HOME:-/usr/local/cuda}/lib64 -lcudart"
+    local prog
+    for prog in osu_latency osu_bw; do
+        $cc -o "$dir/$prog" osu/$prog.c osu/osu_common.c osu/osu_options.c osu/osu_device.c $libs \
+            >"$res/build.log" 2>&1 || { echo "sweep-dd: building $prog failed"; cat "$res/build.log"; return 1; }
+    done
+    echo "variant,benchmark,size,value" >"$res/sweep.csv"
+    local IFS=';' v
+    for v in $variants; do
+        IFS=' '
+        for prog in osu_latency osu_bw; do
+            [ "$(left)" -gt 30 ] || { echo "sweep-dd: budget spent before $v $prog"; return 0; }
+            local envs=()
+            [ "$v" = default ] || read -r -a envs <<<"$v"
+            echo "== sweep-dd: $v $prog"
+            env "${envs[@]}" timeout 90 "$prefix/bin/ampirun" --timeout 80 -np 2 "$dir/$prog" -d cuda \
+                -m 1:33554432 D D 2>&1 | tee "$dir/run.log" | grep -v '^#'
+            awk -v v="$v" -v p="$prog" '/^[0-9]/ { print v "," p "," $1 "," $2 }' "$dir/run.log" >>"$res/sweep.csv"
+        done
+        IFS=';'
+    done
+}
+
 p2p="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
 coll="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
 run_action() {
@@ -222,6 +283,8 @@ run_action() {
         [ -x "$prefix/bin/ampicc" ] && { osu_action bench || status=1; }
         return $status
         ;;
+    gpu-test) gpu_test_action ;;
+    sweep-dd) sweep_action ;;
     bench-p2p-dd)
         osu_action "$1" "OSU_BENCHMARKS=osu_latency osu_bw osu_bibw" OSU_PLACEMENTS=D-D \
             OSU_BW_MAX=33554432 OSU_PERFTEST_STEP=2 OSU_RUN_TIMEOUT=120 ;;
@@ -280,6 +343,13 @@ for action in "${actions[@]}"; do
 done
 summary+=$'\n\n'"Total ${SECONDS}s of DEVICE_BUDGET_S=$budget (set-up included); per run: ACTION/timings.csv."
 echo "$summary"
-[ -n "$out" ] && echo "$summary" >"$out/summary.md"
+if [ -n "$out" ]; then
+    echo "$summary" >"$out/summary.md"
+    # The device tool brings back only a handful of files: everything else
+    # travels in one archive (console.log is the caller's redirect).
+    (cd "$out" && tar czf results.tgz --exclude=results.tgz --exclude=console.log --exclude=summary.md . &&
+        find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name console.log ! -name summary.md \
+            -exec rm -rf {} +)
+fi
 echo "device: ${actions[*]} finished with status $status"
 exit $status

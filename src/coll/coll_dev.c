@@ -23,8 +23,11 @@ void coll_dev_copy(void *dst, const void *src, size_t bytes)
         memmove(dst, src, bytes); /* host and managed memory: the CPU reaches both */
         return;
     }
+    /* the side stream: a collective's own-block copy then runs beside the
+     * message copies it overlaps with (on the IPC route the receiver's
+     * pull queues on the main stream) instead of holding them up */
     gpu_copy_t gc;
-    int rc = gpu_copy_start(dst, src, bytes, &gc);
+    int rc = gpu_copy_start_side(dst, src, bytes, &gc);
     if (rc)
         util_fatal("collective: device copy of %zu bytes failed to start (cuMemcpyAsync: %s)", bytes,
                    gpu_driver_error_name((CUresult)rc));

@@ -1,6 +1,7 @@
 /* MPI_Init / MPI_Finalize and friends.  The process itself was set up by
  * AMPI_Run before any rank started (env_run.c); these only mark the calling
  * rank's state. */
+#include "gpu/gpu.h"
 #include "pt2pt/p2p_api.h"
 
 #include <stdio.h>
@@ -14,6 +15,7 @@ static int init_rank(const char *func)
     if (r->initialized || r->finalized)
         return env_error_msg(NULL, MPI_ERR_OTHER, func, "MPI is already initialized");
     r->initialized = true;
+    gpu_check_app_device();
     /* getopt keeps its position in globals that all ranks of a process share:
      * start each rank's option parsing afresh (glibc re-initialises at 0) */
     optind = 0;

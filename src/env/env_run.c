@@ -88,6 +88,12 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     setenv("AMPI_LOCAL_RANK", buf, 1);
     snprintf(buf, sizeof buf, "%d", job.local_size);
     setenv("AMPI_LOCAL_SIZE", buf, 1);
+    /* MPICH's names for the same, which programs (OSU micro-benchmarks
+     * among them) read to pick a GPU before MPI_Init -- the one gpu_init
+     * picks too; a launcher's own setting stays */
+    setenv("MPI_LOCALNRANKS", buf, 0);
+    snprintf(buf, sizeof buf, "%d", job.local_rank);
+    setenv("MPI_LOCALRANKID", buf, 0);
 
     p2p_proc_init((int)vp, job.nprocs, job.proc);
     /* the device context must be current before UCX looks for CUDA */
@@ -97,7 +103,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
      * nodes device payloads take the UCX route */
     p2p_proc.gpu_ipc = gpu_enabled() && job.local_size == job.nprocs && util_env_long("AMPI_GPU_IPC", 1) != 0;
     p2p_proc.gpu_ipc_push = util_env_long("AMPI_GPU_IPC_PUSH", 1) != 0;
-    p2p_proc.gpu_ipc_push_min = util_env_size("AMPI_GPU_IPC_PUSH_MIN", 0);
+    p2p_proc.gpu_ipc_push_min = util_env_size("AMPI_GPU_IPC_PUSH_MIN", 512 * 1024);
     if (job.nprocs > 1) {
         ucx_handlers_t h = { .env_alloc = p2p_env_alloc, .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
         ucx_init(job.proc, job.nprocs, &h);

@@ -34,6 +34,9 @@ typedef struct {
  * gpu_enabled() is false); nonzero only for a bad AMPI_GPU_DEVICE or a failing
  * driver once a device was found.  AMPI_GPU=0 skips the driver entirely. */
 int gpu_init(int local_rank, int local_size);
+/* Called by MPI_Init: warns once per process when the program made another
+ * GPU current than the one gpu_init chose (see gpu_device.c). */
+void gpu_check_app_device(void);
 void gpu_finalize(void);
 
 /* driver loaded and >= 1 device; inline because every send and receive asks */
@@ -64,6 +67,11 @@ typedef struct gpu_copy {
     unsigned polls;
 } gpu_copy_t;
 int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c);
+/* The same on the PE's second ("side") stream: for a copy that should run
+ * beside the message copies of the main stream instead of queueing behind
+ * or ahead of them -- a collective placing its own block while its
+ * messages travel. */
+int gpu_copy_start_side(void *dst, const void *src, size_t n, gpu_copy_t *c);
 /* Page-locked host memory for staging (NULL when unavailable); free
  * returns false if p was not allocated here. */
 void *gpu_host_pinned_alloc(size_t n);

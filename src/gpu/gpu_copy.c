@@ -7,8 +7,9 @@
  * driver with cuStreamWriteValue32) the stream instead writes a sequence
  * number into a pinned host flag after the copy, and polling is a plain
  * memory read: cuEventQuery costs 1.3 us on the lent H200 machine, but there
- * the flag was not faster end to end (osu_latency D D 8 B: 9.1-9.9 us with
- * flags, 8.5 us with events; BENCHMARKS.md), so events stay the default. */
+ * the flag did not pay end to end (osu_latency D D 8 B: 8.9 us with flags vs
+ * 9.4 with events on the push route, yet osu_bw 20-35% lower: the extra
+ * stream operation per copy; BENCHMARKS.md), so events stay the default. */
 #include "gpu/gpu_internal.h"
 
 #include <pthread.h>
@@ -72,15 +73,17 @@ static void flag_slot_put(int slot)
     pthread_mutex_unlock(&copy_lock);
 }
 
+/* Lane 0: the PE's main stream (message copies, in order); lane 1: its side
+ * stream (gpu_copy_start_side). */
 static _Thread_local struct {
     CUstream stream;
     unsigned generation; /* gpu_state.generation it was created under */
-} pe_stream;
+} pe_stream[2];
 
-static CUresult get_stream(CUstream *out)
+static CUresult get_stream(int lane, CUstream *out)
 {
-    if (pe_stream.stream && pe_stream.generation == gpu_state.generation) {
-        *out = pe_stream.stream;
+    if (pe_stream[lane].stream && pe_stream[lane].generation == gpu_state.generation) {
+        *out = pe_stream[lane].stream;
         return GPU_CU_SUCCESS;
     }
     stream_node_t *node = malloc(sizeof *node);
@@ -95,8 +98,8 @@ static CUresult get_stream(CUstream *out)
     node->next = all_streams;
     all_streams = node;
     pthread_mutex_unlock(&copy_lock);
-    pe_stream.stream = node->stream;
-    pe_stream.generation = gpu_state.generation;
+    pe_stream[lane].stream = node->stream;
+    pe_stream[lane].generation = gpu_state.generation;
     *out = node->stream;
     return GPU_CU_SUCCESS;
 }
@@ -124,7 +127,7 @@ static void put_event(CUevent e)
         gpu_drv.EventDestroy(e);
 }
 
-int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c)
+static int copy_start(int lane, void *dst, const void *src, size_t n, gpu_copy_t *c)
 {
     c->event = NULL;
     c->slot = -1;
@@ -140,7 +143,7 @@ int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c)
         return r;
     CUstream stream;
     CUevent event = NULL;
-    CUresult cr = get_stream(&stream);
+    CUresult cr = get_stream(lane, &stream);
     if (cr == GPU_CU_SUCCESS)
         cr = gpu_drv.MemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n,
                                  stream);
@@ -174,6 +177,16 @@ int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c)
     }
     c->event = event;
     return 0;
+}
+
+int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c)
+{
+    return copy_start(0, dst, src, n, c);
+}
+
+int gpu_copy_start_side(void *dst, const void *src, size_t n, gpu_copy_t *c)
+{
+    return copy_start(1, dst, src, n, c);
 }
 
 bool gpu_copy_done(gpu_copy_t *c)

@@ -109,6 +109,7 @@ typedef struct gpu_driver {
     CUresult (*DevicePrimaryCtxRelease)(CUdevice dev);                /* cuDevicePrimaryCtxRelease_v2 */
     CUresult (*CtxSetCurrent)(CUcontext ctx);                         /* cuCtxSetCurrent */
     CUresult (*CtxGetCurrent)(CUcontext *ctx);                        /* cuCtxGetCurrent */
+    CUresult (*CtxGetDevice)(CUdevice *dev);                          /* cuCtxGetDevice */
     CUresult (*PointerGetAttributes)(unsigned n, CUpointer_attribute *attrs, void **data,
                                      CUdeviceptr ptr);                /* cuPointerGetAttributes */
     CUresult (*MemGetAddressRange)(CUdeviceptr *base, size_t *size,

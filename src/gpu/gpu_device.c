@@ -142,6 +142,28 @@ int gpu_init(int local_rank, int local_size)
     return 0;
 }
 
+/* A program may pick its GPU itself before MPI_Init (cudaSetDevice by a
+ * local rank it reads from MPI_LOCALRANKID or AMPI_LOCAL_RANK, which
+ * AMPI_Run sets, or a launcher's variable).  If it picked another one than
+ * ours, point-to-point still works (copies reach any device), but device
+ * reductions and NCCL run on our device and fault on the other's buffers:
+ * say so once, with the fix. */
+void gpu_check_app_device(void)
+{
+    static bool said;
+    CUcontext cur = NULL;
+    CUdevice dev;
+    if (!gpu_state.on || said || gpu_drv.CtxGetCurrent(&cur) != GPU_CU_SUCCESS || !cur || cur == gpu_state.ctx ||
+        gpu_drv.CtxGetDevice(&dev) != GPU_CU_SUCCESS || dev == gpu_state.cu_device)
+        return;
+    said = true;
+    fprintf(stderr,
+            "ampi: warning: this process uses GPU %d, but the program made GPU %d current before MPI_Init; "
+            "device reductions and collectives would fault on its buffers: select the GPU from "
+            "MPI_LOCALRANKID (or AMPI_LOCAL_RANK), or run with AMPI_GPU_DEVICE=%d\n",
+            gpu_state.device, (int)dev, (int)dev);
+}
+
 void gpu_finalize(void)
 {
     if (!gpu_state.on)

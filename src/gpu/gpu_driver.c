@@ -26,6 +26,7 @@ static const struct {
     DRV_ENTRY(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
     DRV_ENTRY(CtxSetCurrent, "cuCtxSetCurrent"),
     DRV_ENTRY(CtxGetCurrent, "cuCtxGetCurrent"),
+    DRV_ENTRY(CtxGetDevice, "cuCtxGetDevice"),
     DRV_ENTRY(PointerGetAttributes, "cuPointerGetAttributes"),
     DRV_ENTRY(MemGetAddressRange, "cuMemGetAddressRange_v2"),
     DRV_ENTRY(StreamCreate, "cuStreamCreate"),

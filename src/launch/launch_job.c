@@ -354,8 +354,28 @@ static char **base_environment(const launch_options_t *opt)
     return env;
 }
 
-/* The CPUs we may use, in order; processes get one each when there are
- * enough (an oversubscribed job is better left to the kernel). */
+/* The lowest-numbered hardware thread of CPU c's core (c itself when the
+ * kernel does not say). */
+static int first_sibling(int c)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+    FILE *f = fopen(path, "r");
+    int first = c;
+    if (f) {
+        if (fscanf(f, "%d", &first) != 1)
+            first = c;
+        fclose(f);
+    }
+    return first;
+}
+
+/* The CPUs we may use, in order: one hardware thread of every core first,
+ * then the cores' other threads, so that two processes never share a core
+ * while a core is free (a spinning neighbour on the same core slows the
+ * other's copies -- Open MPI's --bind-to core does the same).  Processes
+ * get one each when there are enough (an oversubscribed job is better left
+ * to the kernel). */
 static void choose_cpus(job_t *job)
 {
     cpu_set_t allowed;
@@ -364,9 +384,15 @@ static void choose_cpus(job_t *job)
         job->procs[r].bind_cpu = -1;
     if (job->opt->bind_none || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         return;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &allowed))
-            cpus[n++] = c;
+    for (int pass = 0; pass < 2; pass++)
+        for (int c = 0; c < CPU_SETSIZE; c++) {
+            if (!CPU_ISSET(c, &allowed))
+                continue;
+            int first = first_sibling(c);
+            bool primary = first == c || first < 0 || first >= CPU_SETSIZE || !CPU_ISSET(first, &allowed);
+            if (primary == (pass == 0))
+                cpus[n++] = c;
+        }
     if (n < job->nprocs)
         return;
     for (int r = 0; r < job->nprocs; r++)

@@ -198,6 +198,7 @@ typedef struct p2p_proc {
     int ncopies;
     p2p_msg_t *env_pool; /* free envelope buffers of p2p_env_max() bytes */
     unsigned idle_polls; /* empty polls in a row (p2p_idle) */
+    bool idle_yield;     /* p2p_idle may yield the core (!rank_cpu_owned()) */
     rank_pe_t pe;
 } p2p_proc_t;
 
@@ -224,7 +225,32 @@ p2p_req_t *p2p_req_alloc(p2p_rank_t *r); /* not initialised: p2p_req_setup (p2p_
 void p2p_req_release(p2p_req_t *q);
 /* Blocking calls keep their request on the rank's stack: init, then cleanup
  * (what release does, without returning the memory to the free list). */
-void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind);
+/* inline: it is on every request's path, and a call costs a fifth of it */
+static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind)
+{
+    /* field by field: a memset of the whole request costs more than the
+     * rest of a small send (the caller fills in the arguments) */
+    q->kind = (uint8_t)kind;
+    q->mode = P2P_MODE_STANDARD;
+    q->persistent = q->active = q->complete = q->freed = false;
+    q->posted = q->internal = q->dev = false;
+    q->pending = 0;
+    q->owner = r;
+    /* usually the rank's own thread; a helper thread of the rank (e.g. one
+     * running a nonblocking collective) waits on its own requests */
+    q->waiter = rank_self();
+    q->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    q->status.MPI_TAG = MPI_ANY_TAG;
+    q->status.MPI_ERROR = MPI_SUCCESS;
+    q->status.ampi_cancelled = 0;
+    q->status.ampi_count = 0;
+    q->tmp = NULL;
+    q->bsend_seg = NULL;
+    q->ubuf = q->pack = NULL;
+    q->chan = NULL;
+    q->dt = MPI_BYTE;
+    q->c = NULL;
+}
 void p2p_req_cleanup(p2p_req_t *q);
 void p2p_req_part_done(p2p_req_t *q); /* one outstanding part finished */
 void p2p_req_fail(p2p_req_t *q, int mpi_err);
@@ -283,10 +309,12 @@ static inline void p2p_idle(void)
     if (p2p_proc.nprocs > 1 && util_dlist_empty(&p2p_proc.pe.ready)) {
         /* after a while without news, give the core away once: when the
          * processes outnumber the cores, spinning would hold a peer off its
-         * core for a whole time slice */
+         * core for a whole time slice.  A process with a core of its own
+         * never does (osu_bw's sender, idle while the receiver drains a
+         * window, lost a third of its rate to these system calls). */
         if (p2p_progress(NULL))
             p2p_proc.idle_polls = 0;
-        else if (++p2p_proc.idle_polls >= 256) {
+        else if (p2p_proc.idle_yield && ++p2p_proc.idle_polls >= 256) {
             p2p_proc.idle_polls = 0;
             sched_yield();
         }

@@ -23,13 +23,50 @@ static inline comm_t *p2p_comm(p2p_rank_t *r, MPI_Comm h)
     return comm_lookup(&r->comms, h);
 }
 
-/* Checks shared by sends and receives; returns MPI_SUCCESS or an error class. */
-int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
-                   bool is_recv, comm_t **c, const char *func);
+/* Checks shared by sends and receives; returns MPI_SUCCESS or an error class.
+ * The common case in a few compares, inlined into every entry point (a call
+ * cost a tenth of a small send): a valid rank and tag, a predefined type, a
+ * buffer.  Anything else takes the full path, which orders the checks so as
+ * to report the right error class. */
+int p2p_check_args_slow(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                        MPI_Comm comm, bool is_recv, comm_t **c, const char *func) __attribute__((noinline, cold));
+static inline int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                                 MPI_Comm comm, bool is_recv, comm_t **cp, const char *func)
+{
+    comm_t *c = p2p_comm(r, comm);
+    if (UTIL_LIKELY(c && dt_is_predefined(dt) && (unsigned)peer < (unsigned)c->size &&
+                    (unsigned)tag <= (unsigned)P2P_TAG_UB && count >= 0 && (buf || count == 0))) {
+        *cp = c;
+        return MPI_SUCCESS;
+    }
+    return p2p_check_args_slow(r, buf, count, dt, peer, tag, comm, is_recv, cp, func);
+}
 
 /* Initialise q (e.g. on the stack) with the arguments of a send or receive. */
-void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
-                   MPI_Datatype dt, int peer, int tag, comm_t *c);
+/* Derived datatypes: keep the type alive, point buf at the data (or at a packing buffer). */
+void p2p_req_setup_derived(p2p_req_t *q, const void *buf, MPI_Datatype dt);
+/* Inlined into every entry point: a call passing ten arguments cost more
+ * than the stores it makes. */
+static inline void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode,
+                                 const void *buf, int count, MPI_Datatype dt, int peer, int tag, comm_t *c)
+{
+    p2p_req_init(q, r, kind);
+    q->mode = (uint8_t)mode;
+    q->buf = (void *)buf;
+    q->count = count;
+    q->dt = dt;
+    q->bytes = (size_t)count * dt_size(dt);
+    if (UTIL_UNLIKELY(!dt_is_predefined(dt)))
+        p2p_req_setup_derived(q, buf, dt);
+    q->dev = p2p_is_device(q->buf, q->bytes);
+    q->peer = peer;
+    q->tag = tag;
+    q->c = c;
+    if (c && UTIL_UNLIKELY(!c->predefined))
+        comm_retain(c); /* MPI_Comm_free may come before the request ends */
+    q->comm = c ? c->handle : MPI_COMM_NULL;
+    q->ctx = c ? c->ctx : 0;
+}
 /* Fill a fresh request with the arguments of a send or receive. */
 p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
                            MPI_Datatype dt, int peer, int tag, comm_t *c);

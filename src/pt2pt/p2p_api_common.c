@@ -6,9 +6,8 @@
 
 /* The full checks, in the order that decides which error class is reported;
  * only reached when the quick test below finds something wrong (or unusual). */
-static __attribute__((noinline, cold)) int check_args_slow(p2p_rank_t *r, const void *buf, int count,
-                                                            MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
-                                                            bool is_recv, comm_t **cp, const char *func)
+int p2p_check_args_slow(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                        MPI_Comm comm, bool is_recv, comm_t **cp, const char *func)
 {
     comm_t *c = p2p_comm(r, comm);
     if (!c)
@@ -30,51 +29,18 @@ static __attribute__((noinline, cold)) int check_args_slow(p2p_rank_t *r, const 
     return MPI_SUCCESS;
 }
 
-int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
-                   bool is_recv, comm_t **cp, const char *func)
+void p2p_req_setup_derived(p2p_req_t *q, const void *buf, MPI_Datatype dt)
 {
-    /* the common case in a few compares: a valid rank and tag, a predefined
-     * type, a buffer; anything else takes the full path */
-    comm_t *c = p2p_comm(r, comm);
-    if (UTIL_LIKELY(c && dt_is_predefined(dt) && (unsigned)peer < (unsigned)c->size &&
-                    (unsigned)tag <= (unsigned)P2P_TAG_UB && count >= 0 && (buf || count == 0))) {
-        *cp = c;
-        return MPI_SUCCESS;
+    dt_retain(dt); /* MPI_Type_free may come before the operation ends */
+    if (dt_is_contig(dt)) {
+        q->buf = (char *)q->buf + dt_contig_offset(dt);
+    } else {
+        q->ubuf = (void *)buf;
+        q->pack = malloc(q->bytes ? q->bytes : 1);
+        if (!q->pack)
+            util_fatal("out of memory for a packing buffer of %zu bytes", q->bytes);
+        q->buf = q->pack;
     }
-    return check_args_slow(r, buf, count, dt, peer, tag, comm, is_recv, cp, func);
-}
-
-void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
-                   MPI_Datatype dt, int peer, int tag, comm_t *c)
-{
-    p2p_req_init(q, r, kind);
-    q->mode = (uint8_t)mode;
-    q->buf = (void *)buf;
-    q->count = count;
-    q->dt = dt;
-    q->bytes = (size_t)count * dt_size(dt);
-    q->ubuf = NULL;
-    q->pack = NULL;
-    if (UTIL_UNLIKELY(!dt_is_predefined(dt))) {
-        dt_retain(dt); /* MPI_Type_free may come before the operation ends */
-        if (dt_is_contig(dt)) {
-            q->buf = (char *)q->buf + dt_contig_offset(dt);
-        } else {
-            q->ubuf = (void *)buf;
-            q->pack = malloc(q->bytes ? q->bytes : 1);
-            if (!q->pack)
-                util_fatal("out of memory for a packing buffer of %zu bytes", q->bytes);
-            q->buf = q->pack;
-        }
-    }
-    q->dev = p2p_is_device(q->buf, q->bytes);
-    q->peer = peer;
-    q->tag = tag;
-    q->c = c;
-    if (c && UTIL_UNLIKELY(!c->predefined))
-        comm_retain(c); /* MPI_Comm_free may come before the request ends */
-    q->comm = c ? c->handle : MPI_COMM_NULL;
-    q->ctx = c ? c->ctx : 0;
 }
 
 p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,

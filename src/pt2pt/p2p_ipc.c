@@ -3,20 +3,22 @@
  *   sender                                   receiver
  *   export its buffer (cached handle)
  *   envelope IPC: header + handle + offset -> match like any envelope
- *      device receive buffer ("push", the default):
+ *      device receive buffer of >= AMPI_GPU_IPC_PUSH_MIN bytes ("push"):
  *                                        <- CTS: a handle of the receive buffer
  *   map it (cached), copy into it (the
  *   sender's GPU writes over NVLink)
  *   send completes, FIN (an ACK)          -> receive completes
- *      host receive buffer, or push off (AMPI_GPU_IPC_PUSH=0) ("pull"):
+ *      smaller device, or host, receive buffer, or AMPI_GPU_IPC_PUSH=0 ("pull"):
  *                                            map the sender's buffer (cached)
  *                                            and copy from it
  *   send completes                        <- ACK; receive completes
  *
  * Copies are asynchronous, polled by the PE's progress.  On the 2 x H200
- * machine a GPU writing to its peer finishes an 8 B copy in 7.4 us, one
- * reading from its peer in 10.6 us (osu/gpu_floor.c); the CTS costs a host
- * message (~0.5 us), so pushing wins at every size.  A truncated receive
+ * machine a lone copy written to the peer is faster than one read from it
+ * (osu/gpu_floor.c), but in a ping-pong pulling wins up to 256 KiB (8.2-8.5
+ * us vs 9.4 us at 8 B, 8.6 vs 9.1 us at 64 KiB: the CTS and FIN are gone
+ * from the critical path) and pushing gives more bandwidth from 512 KiB
+ * (BENCHMARKS.md, session 3 sweep): hence the 512 KiB default crossover.  A truncated receive
  * copies only what fits; an Ssend needs nothing more, since CTS and ACK both
  * say the message was matched. */
 #include "pt2pt/p2p.h"
@@ -145,7 +147,7 @@ void p2p_ipc_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n)
 {
     /* Pulling leaves two host messages (CTS, FIN) off the critical path of a
      * ping-pong; pushing makes faster copies and more bandwidth.
-     * AMPI_GPU_IPC_PUSH_MIN sets the crossover (default: always push). */
+     * AMPI_GPU_IPC_PUSH_MIN sets the crossover (default 512 KiB). */
     if (p2p_proc.gpu_ipc_push && n > 0 && n >= p2p_proc.gpu_ipc_push_min && q->dev && send_cts(msg, q, n)) {
         p2p_msg_free(msg);
         return;

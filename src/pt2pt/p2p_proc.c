@@ -145,6 +145,7 @@ void p2p_proc_init(int nranks, int nprocs, int proc)
     p2p_proc.first = rank_place_first(nranks, nprocs, proc);
     p2p_proc.nlocal = rank_place_count(nranks, nprocs, proc);
     p2p_proc.eager_limit = util_env_size("AMPI_EAGER_LIMIT", 8192);
+    p2p_proc.idle_yield = !rank_cpu_owned();
     proc_of_table_init();
     util_dlist_init(&p2p_proc.copies);
     p2p_proc.ranks = calloc((size_t)p2p_proc.nlocal, sizeof *p2p_proc.ranks);

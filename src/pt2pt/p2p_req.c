@@ -11,32 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind)
-{
-    /* field by field: a memset of the whole request costs more than the
-     * rest of a small send (the caller fills in the arguments) */
-    q->kind = (uint8_t)kind;
-    q->mode = P2P_MODE_STANDARD;
-    q->persistent = q->active = q->complete = q->freed = false;
-    q->posted = q->internal = q->dev = false;
-    q->pending = 0;
-    q->owner = r;
-    /* usually the rank's own thread; a helper thread of the rank (e.g. one
-     * running a nonblocking collective) waits on its own requests */
-    q->waiter = rank_self();
-    q->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    q->status.MPI_TAG = MPI_ANY_TAG;
-    q->status.MPI_ERROR = MPI_SUCCESS;
-    q->status.ampi_cancelled = 0;
-    q->status.ampi_count = 0;
-    q->tmp = NULL;
-    q->bsend_seg = NULL;
-    q->ubuf = q->pack = NULL;
-    q->chan = NULL;
-    q->dt = MPI_BYTE;
-    q->c = NULL;
-}
-
 p2p_req_t *p2p_req_alloc(p2p_rank_t *r)
 {
     p2p_req_t *q = r->free_reqs;

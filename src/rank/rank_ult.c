@@ -139,10 +139,21 @@ static void report_deadlock(const rank_pe_t *pe)
                "and there is no progress engine to wake them", pe->nlive);
 }
 
+bool rank_cpu_owned(void)
+{
+    static int owned = -1; /* not asked yet: the affinity does not change under us */
+    if (owned < 0) {
+        cpu_set_t set;
+        owned = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1;
+    }
+    return owned;
+}
+
 void rank_pe_run(rank_pe_t *pe)
 {
     rank_pe_t *outer = rank_this_pe;
     unsigned idle = 0;
+    const bool may_yield = !rank_cpu_owned();
     rank_this_pe = pe;
     rank_guard_install(); /* this thread needs its alternate signal stack */
     while (pe->nlive > 0) {
@@ -153,7 +164,7 @@ void rank_pe_run(rank_pe_t *pe)
                 report_deadlock(pe);
             /* Only progress can make a rank ready: poll, but let other
              * processes on an oversubscribed core run now and then. */
-            if (!did && ++idle >= 1024) {
+            if (!did && may_yield && ++idle >= 1024) {
                 idle = 0;
                 sched_yield();
             }

@@ -76,6 +76,11 @@ rank_pe_t *rank_current_pe(void); /* PE running on this thread (set by rank_pe_r
 void rank_block(void);            /* block the current ULT until woken */
 void rank_yield(void);            /* requeue the current ULT at the tail and let others run */
 void rank_wake(rank_ult_t *ult);  /* make ult ready if blocked; else remember the wake */
+/* Whether this process has a core of its own (its affinity is a single CPU,
+ * as ampirun's --bind-to core gives when there are enough CPUs): idle loops
+ * then poll without ever yielding the core -- a sched_yield costs a system
+ * call, or a whole time slice when another job's process takes the core. */
+bool rank_cpu_owned(void);
 
 /* Install the SIGSEGV/SIGBUS handler (on an alternate signal stack) that
  * turns a touch of a ULT's guard page into a clear message, then lets the

@@ -87,11 +87,10 @@ int ucx_init(int proc, int nprocs, const ucx_handlers_t *h)
     return 0;
 }
 
-static ucp_ep_h ep_of(int proc)
+/* The first message to a process connects (out of line: ep_of is on every send's path). */
+static __attribute__((noinline, cold)) ucp_ep_h ep_connect(int proc)
 {
-    ucp_ep_h ep = U.eps[proc];
-    if (UTIL_LIKELY(ep != NULL))
-        return ep;
+    ucp_ep_h ep;
     void *addr;
     size_t alen;
     if (ucx_pmix_get(proc, UCX_ADDR_KEY, &addr, &alen) != 0)
@@ -107,6 +106,12 @@ static ucp_ep_h ep_of(int proc)
         util_fatal("ucp_ep_create to process %d: %s", proc, ucs_status_string(st));
     U.eps[proc] = ep;
     return ep;
+}
+
+static inline ucp_ep_h ep_of(int proc)
+{
+    ucp_ep_h ep = U.eps[proc];
+    return UTIL_LIKELY(ep != NULL) ? ep : ep_connect(proc);
 }
 
 uint64_t ucx_fresh_tag(int type)

@@ -194,11 +194,26 @@ if has gpu_coll; then
         env AMPI_NCCL=0 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 "$bindir/gpu_coll"
 fi
 
-# The IPC route with the receiver copying below 64 KiB and the sender above.
+# The IPC route with the sender copying at every size (the default pulls
+# below 512 KiB and pushes above), and with the receiver copying at every size.
 if has gpu_pt2pt; then
-    run_case "gpu/gpu_pt2pt-ipc-pull-below-64K np=2 vp=8" gpu_pt2pt \
-        "$logdir/gpu_pt2pt.ipcpull.log" env AMPI_GPU_IPC_PUSH_MIN=64K "$launcher" \
+    run_case "gpu/gpu_pt2pt-ipc-push-always np=2 vp=8" gpu_pt2pt \
+        "$logdir/gpu_pt2pt.ipcpush.log" env AMPI_GPU_IPC_PUSH_MIN=0 "$launcher" \
         --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_pt2pt"
+    run_case "gpu/gpu_pt2pt-ipc-pull-always np=2 vp=8" gpu_pt2pt \
+        "$logdir/gpu_pt2pt.ipcpull.log" env AMPI_GPU_IPC_PUSH=0 "$launcher" \
+        --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_pt2pt"
+fi
+
+# The channel-style persistent path (AMPI_CHANNEL=1) on device buffers:
+# gpu_wild's Send_init/Recv_init rounds, between processes and within one.
+if has gpu_wild; then
+    for pv in 2x2 2x8 1x4; do
+        p=${pv%x*} v=${pv#*x}
+        run_case "gpu/gpu_wild-channel np=$p vp=$v" gpu_wild \
+            "$logdir/gpu_wild.channel.np$p.vp$v.log" env AMPI_CHANNEL=1 "$launcher" \
+            --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/gpu_wild"
+    done
 fi
 
 # The host-staging fallback: a UCX without CUDA and no IPC route.  Without
