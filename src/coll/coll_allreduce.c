@@ -30,6 +30,9 @@
 #define HALVING_MIN_BYTES 16384
 #define HALVING_MIN_BYTES_PAIR (512 * 1024)
 
+/* Up to this many bytes the scratch block is on the stack (host buffers). */
+#define SMALL_BYTES 256
+
 typedef struct ar {
     p2p_rank_t *r;
     comm_t *c;
@@ -40,6 +43,10 @@ typedef struct ar {
     int tag;
     void *acc;      /* the user's output buffer: our partial results */
     void *tmp;      /* receives (scratch; NULL until needed) */
+    /* SMALL_BYTES on the caller's stack: small host vectors receive there
+     * instead of in cached scratch, whose lookup and release cost more than
+     * such a reduction itself */
+    void *small;
 } ar_t;
 
 /* Real rank of rank v among the p remaining ones. */
@@ -48,8 +55,14 @@ static int real_rank(const ar_t *a, int v) { return v < a->rem ? 2 * v + 1 : v +
 static void *tmp_of(ar_t *a)
 {
     if (!a->tmp)
-        a->tmp = coll_scratch(a->bytes, a->acc);
+        a->tmp = a->bytes <= SMALL_BYTES && !gpu_enabled() ? a->small : coll_scratch(a->bytes, a->acc);
     return a->tmp;
+}
+
+static void tmp_free(ar_t *a)
+{
+    if (a->tmp != a->small)
+        coll_scratch_free(a->tmp);
 }
 
 /* The whole vector log2(p) times.  `mine` holds our data: the first step
@@ -60,24 +73,29 @@ static void *tmp_of(ar_t *a)
 static int recursive_doubling(ar_t *a, int v, const void *mine)
 {
     int err = MPI_SUCCESS;
-    void *acc = a->acc, *tmp = tmp_of(a);
+    void *acc = a->acc, *tmp = NULL; /* scratch only once needed: two ranks, the lower one never does */
     for (int mask = 1; mask < a->pof2; mask <<= 1) {
         int peer = real_rank(a, v ^ mask);
         bool lower = peer < a->c->rank;
         if (mine != a->acc) {
-            void *into = lower ? tmp : a->acc;
-            coll_keep_err(&err, coll_sendrecv(a->r, a->c, mine, a->bytes, peer, into, a->bytes, peer, a->tag));
-            if (lower) /* peer op ours */
+            void *into = lower ? (tmp = tmp_of(a)) : a->acc;
+            coll_xchg_t x;
+            coll_xchg_start(&x, a->r, a->c, mine, a->bytes, peer, into, a->bytes, peer, a->tag);
+            if (lower) /* peer op ours: ours goes to acc while the messages travel */
                 coll_copy(a->acc, mine, a->bytes);
+            coll_keep_err(&err, coll_xchg_finish(&x));
             coll_op_apply(a->op, lower ? tmp : mine, a->acc, a->count);
             mine = a->acc;
             continue;
         }
+        if (!tmp)
+            tmp = tmp_of(a);
         coll_keep_err(&err, coll_sendrecv(a->r, a->c, acc, a->bytes, peer, tmp, a->bytes, peer, a->tag));
         coll_op_combine(a->op, &acc, &tmp, lower, a->count);
     }
     coll_copy(a->acc, mine == a->acc ? acc : mine, a->bytes);
-    a->tmp = tmp == a->acc ? acc : tmp; /* the scratch block, whichever name it has now */
+    if (tmp) /* the scratch block, whichever name it has now */
+        a->tmp = tmp == a->acc ? acc : tmp;
     return err;
 }
 
@@ -137,8 +155,9 @@ static int allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t
                      const coll_op_t *op, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
+    _Alignas(64) unsigned char small[SMALL_BYTES]; /* not in a: its initialiser would clear it */
     ar_t a = { .r = r, .c = c, .op = op, .dt = dt, .count = count, .bytes = coll_bytes(count, dt), .acc = out,
-               .tag = tag };
+               .tag = tag, .small = small };
     if (n == 1 || a.bytes == 0) {
         coll_copy(out, in, a.bytes);
         return MPI_SUCCESS;
@@ -179,7 +198,7 @@ static int allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t
         coll_keep_err(&err, coll_send(r, c, out, a.bytes, me - 1, tag));
     else if (me < 2 * a.rem)
         coll_keep_err(&err, coll_recv(r, c, out, a.bytes, me + 1, tag));
-    coll_scratch_free(a.tmp);
+    tmp_free(&a);
     return err;
 }
 

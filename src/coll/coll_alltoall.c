@@ -15,9 +15,18 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layou
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     size_t sb = coll_lay_bytes(sl, me), rb = coll_lay_bytes(rl, me);
-    coll_copy(coll_lay_at(rl, rbuf, me), coll_lay_at(sl, sbuf, me), sb < rb ? sb : rb);
     if (sb > rb)
         err = MPI_ERR_TRUNCATE;
+    if (n == 2) { /* one exchange, our own block copied while it travels */
+        int peer = 1 - me;
+        coll_xchg_t x;
+        coll_xchg_start(&x, r, c, coll_lay_at(sl, sbuf, peer), coll_lay_bytes(sl, peer), peer,
+                        coll_lay_at(rl, rbuf, peer), coll_lay_bytes(rl, peer), peer, tag);
+        coll_copy(coll_lay_at(rl, rbuf, me), coll_lay_at(sl, sbuf, me), sb < rb ? sb : rb);
+        coll_keep_err(&err, coll_xchg_finish(&x));
+        return err;
+    }
+    coll_copy(coll_lay_at(rl, rbuf, me), coll_lay_at(sl, sbuf, me), sb < rb ? sb : rb);
     p2p_req_t *reqs[2 * WINDOW];
     for (int k0 = 1; k0 < n; k0 += WINDOW) {
         int nreq = 0;

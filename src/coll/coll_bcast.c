@@ -18,6 +18,13 @@ int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int 
         mask <<= 1;
     }
     /* children: me + m for every m below our lowest set bit (all for root) */
+    int children = 0;
+    for (int m = mask >> 1; m > 0; m >>= 1)
+        children += me + m < n;
+    if (children == 1) { /* two ranks, and the leaves' parents: one send, its request on the stack */
+        int serr = coll_send(r, c, buf, bytes, (me + 1 + root) % n, tag);
+        return err ? err : serr;
+    }
     p2p_req_t *reqs[32];
     int nreq = 0;
     for (mask >>= 1; mask > 0; mask >>= 1)

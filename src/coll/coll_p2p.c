@@ -1,46 +1,56 @@
-/* Point-to-point helpers of the collectives (see coll_p2p.h). */
+/* Point-to-point helpers of the collectives (see coll_p2p.h).
+ *
+ * A collective's messages are most of its cost at small sizes, so these
+ * stay lean: a request is initialised once (p2p_req_alloc + p2p_req_setup,
+ * not p2p_req_new, which would initialise it twice), and the blocking forms
+ * keep their requests on the calling rank's stack (as MPI_Send/MPI_Recv do)
+ * instead of taking them from and returning them to the rank's free list. */
 #include "coll/coll_p2p.h"
 #include "pt2pt/p2p_api.h"
 
 #include <limits.h>
 
-/* A start that fails leaves nothing in flight: the request counts as done,
- * with its error, so coll_waitall does not wait for it forever. */
-static void start_failed(p2p_req_t *q, int err)
-{
-    p2p_req_fail(q, err);
-    q->complete = true;
-}
-
-static p2p_req_t *prepare(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const void *buf, size_t bytes,
-                          int peer, int tag)
+/* Fills q (fresh or on the stack) for a message on the collective context. */
+static void setup(p2p_req_t *q, p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const void *buf, size_t bytes,
+                  int peer, int tag)
 {
     bool fits = bytes <= (size_t)INT_MAX;
-    p2p_req_t *q = p2p_req_prepare(r, kind, P2P_MODE_STANDARD, buf, fits ? (int)bytes : 0, MPI_BYTE, peer, tag, c);
-    if (!fits) { /* an int count cannot say it; the transfer paths use q->bytes */
+    p2p_req_setup(q, r, kind, P2P_MODE_STANDARD, buf, fits ? (int)bytes : 0, MPI_BYTE, peer, tag, c);
+    if (UTIL_UNLIKELY(!fits)) { /* an int count cannot say it; the transfer paths use q->bytes */
         q->bytes = bytes;
         q->dev = p2p_is_device(buf, bytes);
     }
     q->ctx = c->ctx + 1;
+}
+
+/* Starts q.  A start that fails leaves nothing in flight: the request
+ * counts as done, with its error, so a wait does not wait for it forever. */
+static void start(p2p_req_t *q)
+{
+    int err = q->kind == P2P_REQ_SEND ? p2p_send_start(q) : p2p_recv_start(q);
+    if (UTIL_UNLIKELY(err)) {
+        p2p_req_fail(q, err);
+        q->complete = true;
+    }
+}
+
+static p2p_req_t *start_new(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const void *buf, size_t bytes, int peer,
+                            int tag)
+{
+    p2p_req_t *q = p2p_req_alloc(r);
+    setup(q, r, c, kind, buf, bytes, peer, tag);
+    start(q);
     return q;
 }
 
 p2p_req_t *coll_isend(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag)
 {
-    p2p_req_t *q = prepare(r, c, P2P_REQ_SEND, buf, bytes, peer, tag);
-    int err = p2p_send_start(q);
-    if (UTIL_UNLIKELY(err))
-        start_failed(q, err);
-    return q;
+    return start_new(r, c, P2P_REQ_SEND, buf, bytes, peer, tag);
 }
 
 p2p_req_t *coll_irecv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
 {
-    p2p_req_t *q = prepare(r, c, P2P_REQ_RECV, buf, bytes, peer, tag);
-    int err = p2p_recv_start(q);
-    if (UTIL_UNLIKELY(err))
-        start_failed(q, err);
-    return q;
+    return start_new(r, c, P2P_REQ_RECV, buf, bytes, peer, tag);
 }
 
 int coll_waitall(p2p_req_t **reqs, int n)
@@ -59,23 +69,50 @@ int coll_waitall(p2p_req_t **reqs, int n)
     return first;
 }
 
+/* Waits for a request on the stack and cleans it up; returns its error. */
+static int finish(p2p_req_t *q)
+{
+    p2p_wait_complete(q);
+    int err = q->status.MPI_ERROR;
+    p2p_req_cleanup(q);
+    return err;
+}
+
 int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag)
 {
-    p2p_req_t *q = coll_isend(r, c, buf, bytes, peer, tag);
-    return coll_waitall(&q, 1);
+    p2p_req_t q; /* on the rank's stack: we return only when it is done */
+    setup(&q, r, c, P2P_REQ_SEND, buf, bytes, peer, tag);
+    start(&q);
+    return finish(&q);
 }
 
 int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
 {
-    p2p_req_t *q = coll_irecv(r, c, buf, bytes, peer, tag);
-    return coll_waitall(&q, 1);
+    p2p_req_t q;
+    setup(&q, r, c, P2P_REQ_RECV, buf, bytes, peer, tag);
+    start(&q);
+    return finish(&q);
+}
+
+void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst,
+                     void *rbuf, size_t rbytes, int src, int tag)
+{
+    setup(&x->rq, r, c, P2P_REQ_RECV, rbuf, rbytes, src, tag);
+    start(&x->rq);
+    setup(&x->sq, r, c, P2P_REQ_SEND, sbuf, sbytes, dst, tag);
+    start(&x->sq);
+}
+
+int coll_xchg_finish(coll_xchg_t *x)
+{
+    int err = finish(&x->rq), serr = finish(&x->sq);
+    return err ? err : serr;
 }
 
 int coll_sendrecv(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
                   size_t rbytes, int src, int tag)
 {
-    p2p_req_t *q[2];
-    q[0] = coll_irecv(r, c, rbuf, rbytes, src, tag);
-    q[1] = coll_isend(r, c, sbuf, sbytes, dst, tag);
-    return coll_waitall(q, 2);
+    coll_xchg_t x;
+    coll_xchg_start(&x, r, c, sbuf, sbytes, dst, rbuf, rbytes, src, tag);
+    return coll_xchg_finish(&x);
 }

@@ -15,11 +15,22 @@ p2p_req_t *coll_irecv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int pee
  * first error class found, MPI_SUCCESS if none. */
 int coll_waitall(p2p_req_t **reqs, int n);
 
-/* Blocking forms built on the above. */
+/* One exchange with requests on the caller's stack: start both, do other
+ * work (e.g. copy our own block) while the messages travel, then finish.
+ * The receive is posted before the send, so two ranks exchanging large
+ * messages (completed only when matched) cannot wait on each other. */
+typedef struct coll_xchg {
+    p2p_req_t rq, sq;
+} coll_xchg_t;
+void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst,
+                     void *rbuf, size_t rbytes, int src, int tag);
+/* Waits for both; returns the first error class (the receive's first). */
+int coll_xchg_finish(coll_xchg_t *x);
+
+/* Blocking forms built on the above (requests on the stack). */
 int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag);
 int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
-/* Receive posted before the send, so two ranks exchanging large messages
- * (completed only when matched) cannot wait on each other. */
+/* coll_xchg_start + coll_xchg_finish. */
 int coll_sendrecv(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
                   size_t rbytes, int src, int tag);
 

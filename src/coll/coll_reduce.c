@@ -37,6 +37,8 @@ static void *seg_at(const segs_t *s, const void *buf, size_t k) { return coll_at
 
 static int send_segs(p2p_rank_t *r, comm_t *c, const void *buf, const segs_t *s, int peer, int tag)
 {
+    if (s->n == 1) /* two ranks, or a short vector: the request on the stack */
+        return coll_send(r, c, buf, coll_bytes(s->count, s->dt), peer, tag);
     p2p_req_t *small[8], **reqs = s->n <= 8 ? small : coll_malloc(s->n * sizeof *reqs);
     for (size_t k = 0; k < s->n; k++)
         reqs[k] = coll_isend(r, c, seg_at(s, buf, k), coll_bytes(seg_len(s, k), s->dt), peer, tag);
@@ -44,6 +46,23 @@ static int send_segs(p2p_rank_t *r, comm_t *c, const void *buf, const segs_t *s,
     if (reqs != small)
         free(reqs);
     return err;
+}
+
+/* Segment k of acc = segment k of acc op the peer's, which has arrived
+ * (in acc itself when first != NULL, else in tmp): see recv_reduce. */
+static void reduce_seg(const coll_op_t *op, void *acc, const void *first, void *tmp, const segs_t *s, size_t k)
+{
+    size_t m = seg_len(s, k);
+    void *a = seg_at(s, acc, k);
+    if (first) { /* (ours) op peer == peer op (ours) */
+        coll_op_apply(op, seg_at(s, first, k), a, m);
+    } else if (op->commute) {
+        coll_op_apply(op, seg_at(s, tmp, k), a, m);
+    } else { /* the lower range (ours) on the left */
+        void *t = seg_at(s, tmp, k);
+        coll_op_apply(op, a, t, m);
+        coll_copy(a, t, coll_bytes(m, s->dt));
+    }
 }
 
 /* acc = acc op (peer's data), segment by segment as they arrive.  Every
@@ -55,24 +74,19 @@ static int send_segs(p2p_rank_t *r, comm_t *c, const void *buf, const segs_t *s,
 static int recv_reduce(p2p_rank_t *r, comm_t *c, void *acc, const void *first, const segs_t *s,
                        const coll_op_t *op, void *tmp, int peer, int tag)
 {
-    int err = MPI_SUCCESS;
     void *into = first ? acc : tmp;
+    if (s->n == 1) { /* one message (two ranks, short vectors): its request on the stack */
+        int err = coll_recv(r, c, into, coll_bytes(s->count, s->dt), peer, tag);
+        reduce_seg(op, acc, first, tmp, s, 0);
+        return err;
+    }
+    int err = MPI_SUCCESS;
     p2p_req_t *small[8], **q = s->n <= 8 ? small : coll_malloc(s->n * sizeof *q);
     for (size_t k = 0; k < s->n; k++)
         q[k] = coll_irecv(r, c, seg_at(s, into, k), coll_bytes(seg_len(s, k), s->dt), peer, tag);
     for (size_t k = 0; k < s->n; k++) {
-        size_t m = seg_len(s, k);
-        void *a = seg_at(s, acc, k);
         coll_keep_err(&err, coll_waitall(&q[k], 1));
-        if (first) { /* (ours) op peer == peer op (ours) */
-            coll_op_apply(op, seg_at(s, first, k), a, m);
-        } else if (op->commute) {
-            coll_op_apply(op, seg_at(s, tmp, k), a, m);
-        } else { /* the lower range (ours) on the left */
-            void *t = seg_at(s, tmp, k);
-            coll_op_apply(op, a, t, m);
-            coll_copy(a, t, coll_bytes(m, s->dt));
-        }
+        reduce_seg(op, acc, first, tmp, s, k);
     }
     if (q != small)
         free(q);

@@ -7,6 +7,7 @@
 #include "coll/coll_nb.h"
 #include "gpu/gpu.h"
 #include "rank/rank_place.h"
+#include "shm/shm.h"
 #include "ucx/ucx_pmix.h"
 #include "util/util_env.h"
 
@@ -110,9 +111,22 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         p2p_proc.ucx_cuda = ucx_supports_cuda();
         if (gpu_enabled() && !p2p_proc.ucx_cuda)
             util_debug("UCX has no CUDA support: device payloads are staged through host memory");
+        /* every process on this node: envelopes may take shared-memory rings
+         * (shm.h).  The fences depend on job-wide facts only, so that a
+         * process with AMPI_SHM=0 still takes part in both. */
+        bool one_node = job.local_size == job.nprocs;
+        if (one_node)
+            shm_create(job.proc, job.nprocs, util_env_long("AMPI_SHM", 1) != 0);
         if (ucx_pmix_fence(true) != 0)
             ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
         ucx_post_envelopes(p2p_env_max());
+        if (one_node) {
+            shm_attach();
+            /* every peer has mapped our segment: its name can go */
+            if (ucx_pmix_fence(false) != 0)
+                ucx_pmix_abort(1, "PMIx fence after mapping the shared-memory segments failed");
+            shm_unlink_own();
+        }
     }
 
     rank_guard_install();
@@ -152,6 +166,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         ucx_pmix_fence_progress(ucx_progress);
         ucx_fini();
     }
+    shm_fini(); /* after the last fence: nobody writes into the rings any more */
     p2p_env_pool_drain();
     p2p_stage_drain();
     gpu_finalize();

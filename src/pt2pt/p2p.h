@@ -33,9 +33,13 @@
  *    receiver copy from the sender's buffer itself, then ACK.  The UCX route
  *    above remains for memory that cannot be exported and for processes on
  *    other nodes.
+ * Between processes of one node an envelope that fits a cell of the
+ * receiver's shared-memory ring (src/shm/shm.h) goes there instead of to UCX
+ * (p2p_env_send says which kinds may); a full ring or a larger envelope
+ * still takes UCX.
  * Envelopes between one pair of ranks carry a sequence number so the
- * receiver enters them into matching in send order whatever order UCX
- * completes them in (non-overtaking). */
+ * receiver enters them into matching in send order whatever order UCX or
+ * the rings deliver them in (non-overtaking). */
 #ifndef AMPI_P2P_H
 #define AMPI_P2P_H
 
@@ -47,6 +51,7 @@
 #include "comm/comm.h"
 #include "pt2pt/p2p_match.h"
 #include "rank/rank_ult.h"
+#include "shm/shm.h"
 #include "ucx/ucx.h"
 #include "util/util_list.h"
 
@@ -269,6 +274,22 @@ void p2p_enter(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
 void p2p_msg_free(p2p_msg_t *msg);
 /* Fill a matched receive's status; returns the bytes to copy (truncated). */
 size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size);
+
+/* Send an envelope to process proc: through its shared-memory ring when it
+ * has one with room (shm.h; done at once, rc 0), else as ucx_send_envelope.
+ * Only for envelopes whose order the receiver needs no transport to keep:
+ * sequenced ones (EAGER, EAGER_SHORT, RNDV, IPC: recv_seq and the stash put
+ * them back into send order whichever way each came) and the replies that
+ * settle exactly one request (ACK/FIN, CTS).  Channel traffic (P2P_WIRE_CHAN
+ * and envelopes flagged P2P_WIRE_CHANNEL) stays on UCX: its control messages
+ * carry no sequence number. */
+static inline int p2p_env_send(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op,
+                               void *iov_store)
+{
+    if (shm_send(proc, hdr, hlen, data, dlen))
+        return 0;
+    return ucx_send_envelope(proc, hdr, hlen, data, dlen, op, iov_store);
+}
 
 /* the envelope handlers given to ucx_init */
 void *p2p_env_alloc(size_t len);

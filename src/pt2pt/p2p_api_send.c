@@ -44,7 +44,7 @@ static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const voi
     if (bytes) /* a 0-byte send may pass NULL */
         memcpy(q->wire + sizeof h, buf, bytes);
     q->op_env.done = small_isent;
-    int rc = ucx_send_envelope(p2p_proc_of(dst_world), q->wire, sizeof h + bytes, NULL, 0, &q->op_env, NULL);
+    int rc = p2p_env_send(p2p_proc_of(dst_world), q->wire, sizeof h + bytes, NULL, 0, &q->op_env, NULL);
     if (UTIL_LIKELY(rc == 0)) {
         q->pending = 0;
         q->complete = true;
@@ -126,7 +126,7 @@ static int send_small_remote(p2p_rank_t *r, const comm_t *c, const void *buf, si
     s.op.done = small_sent;
     s.done = false;
     s.waiter = rank_self();
-    int rc = ucx_send_envelope(p2p_proc_of(dst_world), &s.h, sizeof s.h + bytes, NULL, 0, &s.op, NULL);
+    int rc = p2p_env_send(p2p_proc_of(dst_world), &s.h, sizeof s.h + bytes, NULL, 0, &s.op, NULL);
     if (UTIL_UNLIKELY(rc == 1)) { /* UCX kept it: wait, the bytes live on this stack */
         while (!s.done)
             p2p_idle();

@@ -44,7 +44,7 @@ bool p2p_ipc_send(p2p_req_t *q, int proc)
         q->pending++;
     }
     q->pending++;
-    int rc = ucx_send_envelope(proc, h, sizeof *h + sizeof *d, NULL, 0, &q->op_env, NULL);
+    int rc = p2p_env_send(proc, h, sizeof *h + sizeof *d, NULL, 0, &q->op_env, NULL);
     if (rc == 1)
         return true;
     if (rc < 0) {
@@ -102,8 +102,7 @@ static bool send_cts(const p2p_msg_t *msg, p2p_req_t *q, size_t n)
     c->h.sreq = msg->sreq;
     c->h.payload_tag = (uint64_t)(uintptr_t)q; /* echoed in the FIN */
     c->op.done = cts_sent;
-    int rc = ucx_send_envelope(p2p_proc_of(msg->src_world), &c->h, sizeof c->h + sizeof c->d, NULL, 0, &c->op,
-                               NULL);
+    int rc = p2p_env_send(p2p_proc_of(msg->src_world), &c->h, sizeof c->h + sizeof c->d, NULL, 0, &c->op, NULL);
     if (rc < 0)
         util_fatal("cannot send a CTS to rank %d", msg->src_world);
     if (rc == 0)

@@ -82,7 +82,7 @@ void p2p_send_ack(int src_world, uint64_t sreq)
     a->h.dst_world = src_world;
     a->h.sreq = sreq;
     a->op.done = ack_sent;
-    int rc = ucx_send_envelope(p2p_proc_of(src_world), &a->h, sizeof a->h, NULL, 0, &a->op, NULL);
+    int rc = p2p_env_send(p2p_proc_of(src_world), &a->h, sizeof a->h, NULL, 0, &a->op, NULL);
     if (rc < 0)
         util_fatal("cannot send a synchronous-send acknowledgement");
     if (rc == 0)

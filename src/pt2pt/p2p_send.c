@@ -149,12 +149,12 @@ static void send_remote(p2p_req_t *q, int dst_world)
             memcpy(q->wire, &s, sizeof s);
             if (q->bytes) /* a 0-byte send may pass NULL */
                 memcpy(q->wire + sizeof s, data, q->bytes);
-            ucx_started(q, ucx_send_envelope(proc, q->wire, sizeof s + q->bytes, NULL, 0, &q->op_env, NULL));
+            ucx_started(q, p2p_env_send(proc, q->wire, sizeof s + q->bytes, NULL, 0, &q->op_env, NULL));
         } else if (q->bytes <= P2P_INLINE_MAX) {
             memcpy(q->inl, data, q->bytes);
-            ucx_started(q, ucx_send_envelope(proc, h, sizeof *h + q->bytes, NULL, 0, &q->op_env, NULL));
+            ucx_started(q, p2p_env_send(proc, h, sizeof *h + q->bytes, NULL, 0, &q->op_env, NULL));
         } else {
-            ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, data, q->bytes, &q->op_env, q->iov));
+            ucx_started(q, p2p_env_send(proc, h, sizeof *h, data, q->bytes, &q->op_env, q->iov));
         }
         return;
     }
@@ -162,7 +162,10 @@ rendezvous:
     h->kind = P2P_WIRE_RNDV;
     h->payload_tag = ucx_fresh_tag(tag_type);
     q->pending += 2;
-    ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, NULL, 0, &q->op_env, NULL));
+    if (UTIL_UNLIKELY(h->flags & P2P_WIRE_CHANNEL)) /* channel traffic stays on UCX (p2p_env_send) */
+        ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, NULL, 0, &q->op_env, NULL));
+    else
+        ucx_started(q, p2p_env_send(proc, h, sizeof *h, NULL, 0, &q->op_env, NULL));
     q->op_data.done = payload_sent;
     ucx_started(q, ucx_send_tagged(proc, data, q->bytes, h->payload_tag, mem, &q->op_data));
 }

@@ -137,6 +137,8 @@ int ucx_pmix_get(int proc, const char *key, void **data, size_t *len)
     return rc;
 }
 
+const char *ucx_pmix_nspace(void) { return pmix_up ? my_proc.nspace : ""; }
+
 void ucx_pmix_abort(int status, const char *msg)
 {
     fflush(stdout);

@@ -21,6 +21,8 @@ int ucx_pmix_fence(bool collect);        /* commit + fence across the job */
 int ucx_pmix_fence_progress(int (*progress)(void));
 /* Returns a malloc'ed copy of proc's value for key in *data. */
 int ucx_pmix_get(int proc, const char *key, void **data, size_t *len);
+/* The job's PMIx namespace ("" for a singleton): names per-job resources. */
+const char *ucx_pmix_nspace(void);
 _Noreturn void ucx_pmix_abort(int status, const char *msg);
 void ucx_pmix_finalize(void);
 

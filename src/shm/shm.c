@@ -1,0 +1,242 @@
+/* Shared-memory segments and the receiver's poll (see shm.h, shm_ring.h). */
+#include "shm/shm.h"
+#include "ucx/ucx_pmix.h"
+#include "util/util_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SHM_KEY "ampi.shm.segment"
+#define SHM_MAGIC 0x414d504973686d31ull /* "AMPIshm1" */
+/* Up to this many peers the receiver reads each ring's next cell on every
+ * poll (one load each, and no shared word that all senders write); with
+ * more, senders also raise the segment's notify word and an idle poll
+ * reads that one word only. */
+#define SHM_SCAN_MAX 4
+/* Segments grow with the job (32 KiB a peer): beyond this many processes a
+ * node's /dev/shm would hold more than half a GiB, so envelopes take UCX. */
+#define SHM_MAX_PROCS 128
+
+typedef struct shm_seg_hdr {
+    uint64_t magic;
+    uint32_t nprocs, cells, cell_size, owner;
+    _Alignas(SHM_LINE) _Atomic uint32_t notify; /* its own line: senders write it */
+} shm_seg_hdr_t;
+
+shm_tx_t *shm_tx;
+
+static struct {
+    int proc, nprocs;
+    char name[256];     /* our segment's name while it is linked, else "" */
+    shm_seg_hdr_t *own; /* our segment (NULL: none) */
+    void **peer_seg;    /* by process: its segment as mapped here */
+    size_t seg_size;
+    shm_rx_t *rx;       /* the rings of our segment that peers fill */
+    int nrx;
+    bool use_notify;
+    bool more;          /* the last poll left full cells behind */
+    bool polling;
+} S;
+
+static size_t seg_size(int nprocs) { return sizeof(shm_seg_hdr_t) + (size_t)nprocs * sizeof(shm_ring_t); }
+
+static shm_ring_t *ring_in(void *seg, int from) { return (shm_ring_t *)((char *)seg + sizeof(shm_seg_hdr_t)) + from; }
+
+/* "/ampi-<namespace>-<rank>-<pid>" with anything but [A-Za-z0-9._-] made '_'
+ * (namespaces may hold '/' or '@'); the pid keeps two jobs whose truncated
+ * namespaces agree apart, O_EXCL anything else. */
+static void make_name(char *out, size_t cap, int proc)
+{
+    const char *ns = ucx_pmix_nspace();
+    char clean[160];
+    size_t n = 0;
+    for (; ns && ns[n] && n < sizeof clean - 1; n++) {
+        char ch = ns[n];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                  ch == '_' || ch == '-';
+        clean[n] = ok ? ch : '_';
+    }
+    clean[n] = '\0';
+    snprintf(out, cap, "/ampi-%s-%d-%ld", clean, proc, (long)getpid());
+}
+
+static int make_segment(void)
+{
+    make_name(S.name, sizeof S.name, S.proc);
+    int fd = shm_open(S.name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        util_debug("shm_open %s: %s; envelopes to this process take UCX", S.name, strerror(errno));
+        S.name[0] = '\0';
+        return -1;
+    }
+    /* fallocate, not just ftruncate: a full /dev/shm then fails here instead
+     * of raising SIGBUS at some later send */
+    int err = posix_fallocate(fd, 0, (off_t)S.seg_size);
+    void *seg = err ? MAP_FAILED : mmap(NULL, S.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (seg == MAP_FAILED) {
+        util_debug("shared segment of %zu bytes: %s; envelopes to this process take UCX", S.seg_size,
+                   strerror(err ? err : errno));
+        shm_unlink(S.name);
+        S.name[0] = '\0';
+        return -1;
+    }
+    /* touched by its reader first, so its pages sit near the reader */
+    memset(seg, 0, S.seg_size);
+    S.own = seg;
+    S.own->magic = SHM_MAGIC;
+    S.own->nprocs = (uint32_t)S.nprocs;
+    S.own->cells = SHM_CELLS;
+    S.own->cell_size = SHM_CELL_SIZE;
+    S.own->owner = (uint32_t)S.proc;
+    return 0;
+}
+
+int shm_create(int proc, int nprocs, bool enabled)
+{
+    S.proc = proc;
+    S.nprocs = nprocs;
+    S.seg_size = seg_size(nprocs);
+    S.use_notify = nprocs - 1 > SHM_SCAN_MAX;
+    int rc = enabled && nprocs <= SHM_MAX_PROCS ? make_segment() : -1;
+    /* always published, empty when there is no segment: a peer's get must
+     * not wait for a key that never comes */
+    const char *name = rc == 0 ? S.name : "";
+    if (ucx_pmix_put(SHM_KEY, name, strlen(name) + 1) != 0)
+        util_warn("cannot publish the shared-memory segment name through PMIx");
+    return rc;
+}
+
+static void *map_peer(int p)
+{
+    void *data = NULL;
+    size_t len = 0;
+    void *seg = NULL;
+    if (ucx_pmix_get(p, SHM_KEY, &data, &len) != 0)
+        return NULL;
+    const char *name = data;
+    if (len > 1 && name[len - 1] == '\0') {
+        int fd = shm_open(name, O_RDWR, 0);
+        if (fd >= 0) {
+            seg = mmap(NULL, S.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            close(fd);
+            if (seg == MAP_FAILED)
+                seg = NULL;
+        }
+        const shm_seg_hdr_t *h = seg;
+        if (h && (h->magic != SHM_MAGIC || h->nprocs != (uint32_t)S.nprocs || h->cells != SHM_CELLS ||
+                  h->cell_size != SHM_CELL_SIZE || h->owner != (uint32_t)p)) {
+            util_warn("shared segment %s of process %d has another layout; using UCX to it", name, p);
+            munmap(seg, S.seg_size);
+            seg = NULL;
+        }
+    }
+    free(data);
+    return seg;
+}
+
+void shm_attach(void)
+{
+    int reached = 0;
+    S.peer_seg = calloc((size_t)S.nprocs, sizeof *S.peer_seg);
+    shm_tx = calloc((size_t)S.nprocs, sizeof *shm_tx);
+    if (!S.peer_seg || !shm_tx)
+        util_fatal("out of memory");
+    for (int p = 0; p < S.nprocs; p++) {
+        if (p == S.proc || !(S.peer_seg[p] = map_peer(p)))
+            continue;
+        shm_seg_hdr_t *h = S.peer_seg[p];
+        shm_tx[p].ring = ring_in(h, S.proc);
+        shm_tx[p].notify = S.use_notify ? &h->notify : NULL;
+        reached++;
+    }
+    if (!reached) { /* every send takes UCX: spare shm_send its test */
+        free(shm_tx);
+        shm_tx = NULL;
+    }
+    if (S.own) {
+        S.rx = calloc((size_t)S.nprocs, sizeof *S.rx);
+        if (!S.rx)
+            util_fatal("out of memory");
+        for (int p = 0; p < S.nprocs; p++)
+            if (p != S.proc)
+                S.rx[S.nrx++].ring = ring_in(S.own, p);
+    }
+    util_debug("shared memory: %d of %d peers reachable, own segment %s", reached, S.nprocs - 1,
+               S.own ? "mapped" : "absent");
+}
+
+void shm_unlink_own(void)
+{
+    if (S.name[0])
+        shm_unlink(S.name);
+    S.name[0] = '\0';
+}
+
+void shm_fini(void)
+{
+    shm_unlink_own();
+    for (int p = 0; S.peer_seg && p < S.nprocs; p++)
+        if (S.peer_seg[p])
+            munmap(S.peer_seg[p], S.seg_size);
+    if (S.own)
+        munmap(S.own, S.seg_size);
+    free(S.peer_seg);
+    free(S.rx);
+    free(shm_tx);
+    shm_tx = NULL;
+    S.peer_seg = NULL;
+    S.rx = NULL;
+    S.own = NULL;
+    S.nrx = 0;
+}
+
+/* Take what the rings hold (out of line: the empty poll stays a leaf). */
+static __attribute__((noinline)) int drain(shm_envelope_fn fn)
+{
+    S.polling = true;
+    S.more = false;
+    int n = 0;
+    for (int i = 0; i < S.nrx; i++) {
+        shm_rx_t *r = &S.rx[i];
+        unsigned k = 0;
+        const shm_cell_t *c;
+        /* at most a ring's worth per sender and poll: one busy sender cannot
+         * keep us from the others (or from UCX) */
+        for (; k < SHM_CELLS && (c = shm_ring_peek(r)); k++) {
+            fn(c->bytes, c->len);
+            shm_ring_pop(r);
+        }
+        n += (int)k;
+        S.more |= k == SHM_CELLS;
+    }
+    S.polling = false;
+    return n;
+}
+
+int shm_poll(shm_envelope_fn fn)
+{
+    if (!S.rx || S.polling)
+        return 0;
+    if (S.use_notify) {
+        if (!S.more) {
+            if (!atomic_load_explicit(&S.own->notify, memory_order_relaxed))
+                return 0;
+            /* a full barrier: the clear must be visible before we read the
+             * cells, or a sender that publishes meanwhile could see its raise
+             * overwritten while we miss its cell */
+            atomic_exchange(&S.own->notify, 0);
+        }
+        return drain(fn);
+    }
+    /* a few peers: the next cell of each ring, nothing else */
+    for (int i = 0; i < S.nrx; i++)
+        if (shm_ring_peek(&S.rx[i]))
+            return drain(fn);
+    return 0;
+}

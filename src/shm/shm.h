@@ -1,0 +1,58 @@
+/* Envelopes between processes of one node through shared memory, bypassing
+ * UCX (whose active-message send and receive cost ~500 instructions a hop).
+ *
+ * Each process creates one POSIX shared-memory segment for its inbound
+ * traffic: a header and one ring (shm_ring.h) per sender process.  Every
+ * process maps every peer's segment and is the only producer of its own
+ * ring there (one PE, i.e. one OS thread, per process), and the only
+ * consumer of the rings in its own segment.
+ *
+ *   segment of process p:  [header: layout, notify word][ring from 0][ring from 1]...
+ *
+ * Start-up (all processes on this node, see env_run.c):
+ *   shm_create  -- before the PMIx fence: create, size, publish the name
+ *   shm_attach  -- after it: map every peer's segment
+ *   shm_unlink_own -- after a second fence: nothing stays in /dev/shm even
+ *                  if the job crashes later
+ * A process whose segment could not be created publishes no name: its peers
+ * send to it through UCX, and its own sends still use theirs.
+ *
+ * The layer moves bytes only; it knows nothing of what an envelope means.
+ * Who may use it for which envelope (MPI ordering) is pt2pt's business. */
+#ifndef AMPI_SHM_H
+#define AMPI_SHM_H
+
+#include "shm/shm_ring.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Create this process's segment (enabled false: publish that there is
+ * none).  Returns 0 when the segment exists. */
+int shm_create(int proc, int nprocs, bool enabled);
+/* Map the peers' segments (after the fence that follows shm_create). */
+void shm_attach(void);
+void shm_unlink_own(void);
+/* Unmap everything (after the last fence: nobody writes any more). */
+void shm_fini(void);
+
+/* Rings to each process by number (NULL ring: none); NULL when shm is off. */
+extern shm_tx_t *shm_tx;
+
+/* Hand an envelope (a[alen] followed by b[blen]) to process proc's ring;
+ * false when there is none, it is full, or the envelope does not fit a
+ * cell -- the caller then sends it some other way. */
+static inline bool shm_send(int proc, const void *a, size_t alen, const void *b, size_t blen)
+{
+    if (!shm_tx || !shm_tx[proc].ring)
+        return false;
+    return shm_ring_put(&shm_tx[proc], a, alen, b, blen);
+}
+
+/* Take arrived envelopes, oldest first per sender, calling fn on each; the
+ * bytes are valid during the call only.  Returns how many were taken.  fn
+ * may send (also through shm); a nested shm_poll returns 0 at once. */
+typedef void (*shm_envelope_fn)(const void *env, size_t len);
+int shm_poll(shm_envelope_fn fn);
+
+#endif

@@ -1,0 +1,191 @@
+/* Unit test of the shared-memory envelope ring (src/shm/shm_ring.h): order
+ * and contents across wrap-around (of the cell array and of the 32-bit
+ * positions), a full ring, envelopes that do not fit, the notify word, and
+ * a producer and a consumer in two processes hammering one ring. */
+#include "shm/shm_ring.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "unit_check.h"
+
+/* The bytes of message i: its number, then a pattern that depends on i. */
+static size_t fill_msg(uint8_t *buf, uint32_t i)
+{
+    size_t len = sizeof i + (i * 7u) % (SHM_CELL_DATA - sizeof i + 1);
+    memcpy(buf, &i, sizeof i);
+    for (size_t k = sizeof i; k < len; k++)
+        buf[k] = (uint8_t)(i * 31u + k);
+    return len;
+}
+
+static bool msg_ok(const shm_cell_t *c, uint32_t i)
+{
+    uint8_t want[SHM_CELL_DATA];
+    size_t len = fill_msg(want, i);
+    return c->len == len && memcmp(c->bytes, want, len) == 0;
+}
+
+/* A ring whose positions start at `start` (0, or just below 2^32). */
+static void ring_at(shm_ring_t *r, shm_tx_t *tx, shm_rx_t *rx, uint32_t start)
+{
+    shm_ring_init(r);
+    atomic_store(&r->tail, start);
+    *tx = (shm_tx_t){ .ring = r, .head = start, .tail_seen = start };
+    *rx = (shm_rx_t){ .ring = r, .tail = start };
+}
+
+static void test_order_and_wrap(shm_ring_t *r, uint32_t start)
+{
+    shm_tx_t tx;
+    shm_rx_t rx;
+    ring_at(r, &tx, &rx, start);
+    CHECK(shm_ring_peek(&rx) == NULL, "an empty ring has nothing to take");
+    uint8_t buf[SHM_CELL_DATA];
+    uint32_t sent = 0, got = 0;
+    /* bursts of varying length, so that the cells wrap at every offset */
+    for (int round = 0; round < 40; round++) {
+        unsigned burst = 1 + (unsigned)(round * 13) % SHM_CELLS;
+        for (unsigned k = 0; k < burst; k++, sent++) {
+            size_t len = fill_msg(buf, sent);
+            /* split the message in two parts at a point that varies */
+            size_t split = sent % (len + 1);
+            CHECK(shm_ring_put(&tx, buf, split, buf + split, len - split), "put %u", sent);
+        }
+        const shm_cell_t *c;
+        while ((c = shm_ring_peek(&rx))) {
+            CHECK(msg_ok(c, got), "message %u (start %u) has wrong bytes or length", got, start);
+            shm_ring_pop(&rx);
+            got++;
+        }
+        CHECK(got == sent, "took %u of %u", got, sent);
+    }
+}
+
+static void test_full_and_too_big(shm_ring_t *r)
+{
+    shm_tx_t tx;
+    shm_rx_t rx;
+    ring_at(r, &tx, &rx, 5);
+    uint8_t buf[SHM_CELL_DATA + 1];
+    memset(buf, 0xab, sizeof buf);
+    CHECK(!shm_ring_put(&tx, buf, SHM_CELL_DATA + 1, NULL, 0), "an envelope larger than a cell");
+    CHECK(!shm_ring_put(&tx, buf, SHM_CELL_DATA, buf, 1), "two parts larger than a cell");
+    CHECK(!shm_ring_put(&tx, buf, 1, buf, SIZE_MAX), "a length that would wrap");
+    CHECK(shm_ring_peek(&rx) == NULL, "a refused envelope leaves nothing behind");
+    for (uint32_t i = 0; i < SHM_CELLS; i++) {
+        size_t len = fill_msg(buf, i);
+        CHECK(shm_ring_put(&tx, buf, len, NULL, 0), "cell %u of an empty ring", i);
+    }
+    CHECK(!shm_ring_put(&tx, buf, 4, NULL, 0), "a full ring takes nothing more");
+    /* the consumer has taken but not given back: still full */
+    const shm_cell_t *c = shm_ring_peek(&rx);
+    CHECK(c && msg_ok(c, 0));
+    CHECK(!shm_ring_put(&tx, buf, 4, NULL, 0), "a peeked cell is not free yet");
+    shm_ring_pop(&rx);
+    size_t len = fill_msg(buf, SHM_CELLS);
+    CHECK(shm_ring_put(&tx, buf, len, NULL, 0), "one cell given back, one more fits");
+    CHECK(!shm_ring_put(&tx, buf, 4, NULL, 0), "and then it is full again");
+    for (uint32_t i = 1; i <= SHM_CELLS; i++) {
+        c = shm_ring_peek(&rx);
+        CHECK(c && msg_ok(c, i), "message %u after the ring was full", i);
+        if (c)
+            shm_ring_pop(&rx);
+    }
+    CHECK(shm_ring_peek(&rx) == NULL);
+    /* a full-size envelope and an empty one */
+    CHECK(shm_ring_put(&tx, buf, SHM_CELL_DATA, NULL, 0));
+    CHECK(shm_ring_put(&tx, buf, 0, NULL, 0));
+    c = shm_ring_peek(&rx);
+    CHECK(c && c->len == SHM_CELL_DATA && memcmp(c->bytes, buf, SHM_CELL_DATA) == 0);
+    shm_ring_pop(&rx);
+    c = shm_ring_peek(&rx);
+    CHECK(c && c->len == 0);
+    shm_ring_pop(&rx);
+}
+
+static void test_notify(shm_ring_t *r)
+{
+    shm_tx_t tx;
+    shm_rx_t rx;
+    ring_at(r, &tx, &rx, 0);
+    _Atomic uint32_t word = 0;
+    tx.notify = &word;
+    uint8_t b = 1;
+    CHECK(shm_ring_put(&tx, &b, 1, NULL, 0));
+    CHECK(atomic_load(&word) == 1, "a put raises the receiver's word");
+    atomic_store(&word, 0);
+    for (uint32_t i = 0; i < SHM_CELLS - 1; i++)
+        CHECK(shm_ring_put(&tx, &b, 1, NULL, 0));
+    atomic_store(&word, 0);
+    CHECK(!shm_ring_put(&tx, &b, 1, NULL, 0));
+    CHECK(atomic_load(&word) == 0, "a refused put leaves the word alone");
+}
+
+/* A child process produces, this one consumes, through a MAP_SHARED ring:
+ * every message arrives once, in order, with its bytes. */
+static void test_two_processes(void)
+{
+    const uint32_t n = 100000;
+    shm_ring_t *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(r != MAP_FAILED);
+    if (r == MAP_FAILED)
+        return;
+    shm_tx_t tx;
+    shm_rx_t rx;
+    ring_at(r, &tx, &rx, UINT32_MAX - 1000); /* the positions wrap on the way */
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        uint8_t buf[SHM_CELL_DATA];
+        for (uint32_t i = 0; i < n; i++) {
+            size_t len = fill_msg(buf, i);
+            for (unsigned spin = 1; !shm_ring_put(&tx, buf, len, NULL, 0); spin++)
+                if (spin % 1024 == 0)
+                    sched_yield(); /* full for long: the consumer may need our core */
+        }
+        _exit(0);
+    }
+    uint32_t got = 0, bad = 0;
+    for (unsigned spin = 1; got < n; spin++) {
+        const shm_cell_t *c = shm_ring_peek(&rx);
+        if (!c) {
+            if (spin % 1024 == 0)
+                sched_yield();
+            continue;
+        }
+        bad += !msg_ok(c, got);
+        shm_ring_pop(&rx);
+        got++;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(bad == 0, "%u of %u messages arrived with wrong bytes or out of order", bad, n);
+    CHECK(shm_ring_peek(&rx) == NULL, "nothing after the last message");
+    munmap(r, sizeof *r);
+}
+
+int main(void)
+{
+    unit_check_watchdog(60, "test_shm: hung (watchdog)\n");
+    shm_ring_t *r = aligned_alloc(SHM_LINE, sizeof *r);
+    CHECK(r != NULL);
+    if (!r)
+        return 1;
+    test_order_and_wrap(r, 0);
+    test_order_and_wrap(r, UINT32_MAX - 70); /* positions wrap through 2^32 */
+    test_full_and_too_big(r);
+    test_notify(r);
+    free(r);
+    test_two_processes();
+    if (unit_check_summary("test_shm"))
+        return 1;
+    printf("test_shm: ok\n");
+    return 0;
+}
