@@ -55,14 +55,16 @@
 #                            run-compare.sh (~8-10 min: split it into the actions above);
 #                            run-experiments.sh (both block sizes, ~6 min); build+test+bench
 #
-# Plan for one 30-minute session (3 calls of <= 9 min, ~1 min start-up each;
-# run each with timeout_s 600 and name .whl in carry):
-#   call 1: scripts/device.sh bench-p2p-dd bench-p2p-mixed                  ~30+410 s
-#   call 2: scripts/device.sh bench-coll bench-halo bench-p2p-more bench-p2p-host
-#                                                                           ~30+445 s
-#   call 3: scripts/device.sh jacobi-small jacobi-large                     ~30+380 s
+# Plan for one 30-minute session (measured in session 3: a call costs ~30 s
+# beyond its command, set-up ~30 s; run each with timeout_s 600 and name .whl
+# in carry):
+#   call 1: scripts/device.sh gpu-test bench-p2p-dd sweep-dd               ~30+375 s
+#   call 2: scripts/device.sh bench-coll bench-halo bench-p2p-more bench-p2p-mixed
+#                                                                           ~30+500 s
+#   call 3: scripts/device.sh jacobi-small jacobi-large bench-p2p-host      ~30+365 s
 # (~22 min of commands; the budget cuts the last action of a call short, and
-# says so, if the estimates are low.)
+# says so, if the estimates are low.)  A second device.sh in the same call
+# needs its own OUT (e.g. OUT=$OUT/h): each run archives its OUT.
 # Results come back as $OUT/results.tgz (the tool returns only a few files).
 # Back here: osu/plot.py $OUT/bench-*/results.csv --out DIR and
 # apps/jacobi3d/plot.py $OUT/jacobi-*/jacobi.csv --out DIR (matplotlib: see
@@ -347,9 +349,13 @@ if [ -n "$out" ]; then
     echo "$summary" >"$out/summary.md"
     # The device tool brings back only a handful of files: everything else
     # travels in one archive (console.log is the caller's redirect).
-    (cd "$out" && tar czf results.tgz --exclude=results.tgz --exclude=console.log --exclude=summary.md . &&
-        find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name console.log ! -name summary.md \
-            -exec rm -rf {} +)
+    # (GNU tar exits 1 when a file changed while read -- the caller's
+    # console.log grows in this folder -- and the archive is still whole.)
+    (cd "$out" || exit
+        tar czf results.tgz --warning=no-file-changed --exclude=results.tgz --exclude=console.log \
+            --exclude=summary.md .
+        [ $? -le 1 ] && find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name console.log \
+            ! -name summary.md -exec rm -rf {} +)
 fi
 echo "device: ${actions[*]} finished with status $status"
 exit $status
