@@ -319,6 +319,12 @@ size_t p2p_stage_chunk(void);
 void p2p_stage_drain(void); /* at exit, before the GPU goes */
 /* Tell the sender of a synchronous or IPC message that it is done with. */
 void p2p_send_ack(int src_world, uint64_t sreq);
+/* Send a header-only control envelope h (copied) to process proc and forget
+ * it: through p2p_env_send, or UCX alone when via_ucx (messages whose order
+ * a transport must keep); `what` names it if sending fails. */
+void p2p_send_ctl(int proc, const p2p_wire_hdr_t *h, bool via_ucx, const char *what);
+/* Completion of a request's envelope (op_env): the request's part is done. */
+void p2p_env_sent(ucx_op_t *op, int status, size_t len);
 
 /* waiting */
 /* What a rank does while its condition is not met: with other processes in

@@ -46,7 +46,7 @@ void p2p_req_setup_derived(p2p_req_t *q, const void *buf, MPI_Datatype dt)
 p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
                            MPI_Datatype dt, int peer, int tag, comm_t *c)
 {
-    p2p_req_t *q = p2p_req_new(r, kind);
+    p2p_req_t *q = p2p_req_alloc(r); /* p2p_req_setup initialises it */
     p2p_req_setup(q, r, kind, mode, buf, count, dt, peer, tag, c);
     return q;
 }

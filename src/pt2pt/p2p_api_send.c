@@ -6,15 +6,6 @@
 #include <stddef.h>
 #include <string.h>
 
-static void small_isent(ucx_op_t *op, int status, size_t len)
-{
-    (void)len;
-    p2p_req_t *q = UTIL_CONTAINER_OF(op, p2p_req_t, op_env);
-    if (status)
-        p2p_req_fail(q, MPI_ERR_OTHER);
-    p2p_req_part_done(q);
-}
-
 /* A nonblocking standard send of a few host bytes to another process
  * (osu_bw's case, and halo exchanges'): what p2p_req_setup + p2p_send_start
  * do, once -- no second initialisation, no datatype, device or mode
@@ -43,7 +34,7 @@ static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const voi
     memcpy(q->wire, &h, sizeof h);
     if (bytes) /* a 0-byte send may pass NULL */
         memcpy(q->wire + sizeof h, buf, bytes);
-    q->op_env.done = small_isent;
+    q->op_env.done = p2p_env_sent;
     int rc = p2p_env_send(p2p_proc_of(dst_world), q->wire, sizeof h + bytes, NULL, 0, &q->op_env, NULL);
     if (UTIL_LIKELY(rc == 0)) {
         q->pending = 0;
@@ -52,7 +43,7 @@ static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const voi
         p2p_req_fail(q, MPI_ERR_OTHER);
         q->pending = 0;
         q->complete = true;
-    } /* rc == 1: small_isent completes it */
+    } /* rc == 1: p2p_env_sent completes it */
 }
 
 static int isend_common(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,

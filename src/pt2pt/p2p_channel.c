@@ -58,37 +58,14 @@ void *p2p_chan_table_get(int side, uint64_t id) { return id < tables[side].cap ?
 void p2p_chan_table_del(int side, uint64_t id) { tables[side].obj[id] = NULL; }
 
 /* ---- control messages and fills (like ACKs: fire and forget) */
-typedef struct chan_ctl {
-    ucx_op_t op;
-    p2p_wire_hdr_t h;
-} chan_ctl_t;
-
-static void ctl_sent(ucx_op_t *op, int status, size_t len)
-{
-    (void)status;
-    (void)len;
-    free(UTIL_CONTAINER_OF(op, chan_ctl_t, op));
-}
 
 void p2p_chan_ctl(int op, int from, int to, uint64_t tx_id, uint64_t rx_id, uint32_t round, uint64_t e)
 {
-    chan_ctl_t *c = calloc(1, sizeof *c);
-    if (!c)
-        util_fatal("out of memory");
-    c->h.kind = P2P_WIRE_CHAN;
-    c->h.flags = (uint8_t)op;
-    c->h.src_world = from;
-    c->h.dst_world = to;
-    c->h.sreq = tx_id;
-    c->h.payload_tag = rx_id;
-    c->h.seq = round;
-    c->h.size = e;
-    c->op.done = ctl_sent;
-    int rc = ucx_send_envelope(p2p_proc_of(to), &c->h, sizeof c->h, NULL, 0, &c->op, NULL);
-    if (rc < 0)
-        util_fatal("cannot send a channel control message to rank %d", to);
-    if (rc == 0)
-        free(c);
+    /* UCX only: channel control messages carry no sequence number, so they
+     * keep the order of one transport (p2p_env_send) */
+    p2p_wire_hdr_t h = { .kind = P2P_WIRE_CHAN, .flags = (uint8_t)op, .src_world = from, .dst_world = to,
+                         .sreq = tx_id, .payload_tag = rx_id, .seq = round, .size = e };
+    p2p_send_ctl(p2p_proc_of(to), &h, true, "a channel control message");
 }
 
 static void fill_sent(ucx_op_t *op, int status, size_t len)

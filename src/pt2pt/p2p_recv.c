@@ -59,34 +59,40 @@ void p2p_msg_free(p2p_msg_t *msg)
     free(msg);
 }
 
-typedef struct p2p_ack {
+/* A control envelope in flight: its header lives here until UCX is done. */
+typedef struct p2p_ctl {
     ucx_op_t op;
     p2p_wire_hdr_t h;
-} p2p_ack_t;
+} p2p_ctl_t;
 
-static void ack_sent(ucx_op_t *op, int status, size_t len)
+static void ctl_sent(ucx_op_t *op, int status, size_t len)
 {
     (void)status;
     (void)len;
-    free(UTIL_CONTAINER_OF(op, p2p_ack_t, op));
+    free(UTIL_CONTAINER_OF(op, p2p_ctl_t, op));
+}
+
+void p2p_send_ctl(int proc, const p2p_wire_hdr_t *h, bool via_ucx, const char *what)
+{
+    p2p_ctl_t *c = malloc(sizeof *c);
+    if (!c)
+        util_fatal("out of memory");
+    c->h = *h;
+    c->op.done = ctl_sent;
+    int rc = via_ucx ? ucx_send_envelope(proc, &c->h, sizeof c->h, NULL, 0, &c->op, NULL)
+                     : p2p_env_send(proc, &c->h, sizeof c->h, NULL, 0, &c->op, NULL);
+    if (rc < 0)
+        util_fatal("cannot send %s", what);
+    if (rc == 0)
+        free(c);
 }
 
 static void send_ack(const p2p_msg_t *msg) { p2p_send_ack(msg->src_world, msg->sreq); }
 
 void p2p_send_ack(int src_world, uint64_t sreq)
 {
-    p2p_ack_t *a = calloc(1, sizeof *a);
-    if (!a)
-        util_fatal("out of memory");
-    a->h.kind = P2P_WIRE_ACK;
-    a->h.dst_world = src_world;
-    a->h.sreq = sreq;
-    a->op.done = ack_sent;
-    int rc = p2p_env_send(p2p_proc_of(src_world), &a->h, sizeof a->h, NULL, 0, &a->op, NULL);
-    if (rc < 0)
-        util_fatal("cannot send a synchronous-send acknowledgement");
-    if (rc == 0)
-        free(a);
+    p2p_wire_hdr_t h = { .kind = P2P_WIRE_ACK, .dst_world = src_world, .sreq = sreq };
+    p2p_send_ctl(p2p_proc_of(src_world), &h, false, "a synchronous-send acknowledgement");
 }
 
 static void payload_received(ucx_op_t *op, int status, size_t len)

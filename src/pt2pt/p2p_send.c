@@ -63,7 +63,7 @@ static void send_local(p2p_req_t *q, p2p_rank_t *dst)
     wake_if_probing(dst);
 }
 
-static void env_sent(ucx_op_t *op, int status, size_t len)
+void p2p_env_sent(ucx_op_t *op, int status, size_t len)
 {
     (void)len;
     p2p_req_t *q = UTIL_CONTAINER_OF(op, p2p_req_t, op_env);
@@ -114,7 +114,7 @@ static void send_remote(p2p_req_t *q, int dst_world)
     }
     if (UTIL_UNLIKELY(q->chan != NULL))
         p2p_chan_mark(q, h);
-    q->op_env.done = env_sent;
+    q->op_env.done = p2p_env_sent;
     const void *data = q->buf;
     ucx_mem_t mem = UCX_MEM_HOST;
     int tag_type = UCX_TAG_PAYLOAD;
