@@ -51,6 +51,20 @@
 #                            -D/-H checks (DEVICE_GPU_TEST_JACOBI=0: without them)
 #   sweep-dd          ~45 s  issue 3: osu_latency + osu_bw D-D up to 32 MiB under each
 #                            of SWEEP_VARIANTS (route settings, ';'-separated)
+#   sweep-hh          ~70 s  issue 2: osu_latency + osu_bw H-H up to 4 MiB, the same
+#                            way, under SWEEP_HH_VARIANTS (default: as built,
+#                            AMPI_SHM=0, ampirun --bind-to none) and Open MPI
+#   Scaling (issue 7; on nvidia-h200-x4/-x8, every GPU of the machine):
+#   scale-p2p         ~70 s  osu_multi_lat + osu_mbw_mr D-D on 2, 4 (, 8) processes, one
+#                            GPU each, all pairs busy, ours and Open MPI (4 runs per count)
+#   scale-coll        ~90 s  osu_allreduce/bcast/allgather/alltoall D-D on every GPU, ours
+#                            and Open MPI, nccl_allreduce beside (up to 128 MiB)
+#   scale-jacobi-small ~260 s Jacobi3D weak scaling 192^3 per GPU on 1, 2, 4 (, 8) GPUs,
+#                            H and D, ODF 1/2/4/8, ours and Open MPI (48 runs on x4),
+#                            checked runs (48^3, -v) on the most GPUs first
+#   scale-jacobi-large ~450 s weak scaling 1536^3 per GPU and strong scaling of a
+#                            1536^3 grid on 1, 2, 4 (, 8) GPUs, the same matrix (80 runs
+#                            on x4: give it a call of its own)
 #   build, test, bench, jacobi, all   as before: set-up only; ./test.sh; the whole
 #                            run-compare.sh (~8-10 min: split it into the actions above);
 #                            run-experiments.sh (both block sizes, ~6 min); build+test+bench
@@ -87,7 +101,8 @@ cd "$(dirname "$0")/.." || exit 1
 declare -A expected=(
     [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
-    [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=150 [sweep-dd]=150
+    [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
+    [sweep-hh]=70 [scale-p2p]=70 [scale-coll]=90 [scale-jacobi-small]=260 [scale-jacobi-large]=450
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -235,37 +250,81 @@ gpu_test_action() {
     return $status
 }
 
-# sweep_action: osu_latency and osu_bw D-D under each of SWEEP_VARIANTS (the
-# device route's settings, ';'-separated, "default" = none), so that one call
-# compares the routes side by side.  Writes sweep.csv (variant,benchmark,size,value).
+# sweep_action NAME PLACEMENT MAX VARIANTS: osu_latency and osu_bw in
+# PLACEMENT (D-D or H-H) up to MAX bytes under each variant (';'-separated:
+# "default" = as built; VAR=VALUE words set the environment, words starting
+# with -- go to ampirun; "ompi" = the same source built with mpicc and run by
+# Open MPI's mpirun over the CUDA-aware UCX), so that one call compares them
+# side by side.  Writes NAME/sweep.csv (variant,benchmark,size,value).
 sweep_action() {
+    local name=$1 placement=$2 max=$3 variants=$4
     need_prefix || return 1
-    local variants=${SWEEP_VARIANTS:-"default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_COPY_FLAG=1;AMPI_GPU_IPC=0"}
-    local dir=$work/sweep-dd res=${out:-$work}/sweep-dd
+    local dir=$work/$name res=${out:-$work}/$name
     mkdir -p "$dir" "$res"
-    [ "$dry" = 1 ] && { echo "== sweep-dd: $variants"; return 0; }
-    local cc="$prefix/bin/ampicc -std=c11 -O2 -DOSU_CUDA -I${CUDA_HOME:-/usr/local/cuda}/include"
-    local libs="-L${CUDA_HOME:-/usr/local/cuda}/lib64 -lcudart"
-    local prog
+    [ "$dry" = 1 ] && { echo "== $name: $variants"; return 0; }
+    local cuda=${CUDA_HOME:-/usr/local/cuda} prog cc
+    local srcs="osu/osu_common.c osu/osu_options.c osu/osu_device.c"
+    local flags="-std=c11 -O2 -DOSU_CUDA -I$cuda/include" libs="-L$cuda/lib64 -lcudart"
+    local ucx_lib=$PWD/.deps/ucx/libucx/lib
     for prog in osu_latency osu_bw; do
-        $cc -o "$dir/$prog" osu/$prog.c osu/osu_common.c osu/osu_options.c osu/osu_device.c $libs \
-            >"$res/build.log" 2>&1 || { echo "sweep-dd: building $prog failed"; cat "$res/build.log"; return 1; }
+        # shellcheck disable=SC2086 # flag lists are split on purpose
+        "$prefix/bin/ampicc" $flags -o "$dir/$prog" osu/$prog.c $srcs $libs >"$res/build.log" 2>&1 ||
+            { echo "$name: building $prog failed"; cat "$res/build.log"; return 1; }
+        if [[ ";$variants;" == *";ompi;"* ]]; then
+            # shellcheck disable=SC2086
+            mpicc $flags -o "$dir/$prog.ompi" osu/$prog.c $srcs $libs >>"$res/build.log" 2>&1 ||
+                echo "$name: building $prog with mpicc failed (no ompi variant)"
+        fi
     done
+    local dev_args=()
+    [ "$placement" = D-D ] && dev_args=(-d cuda)
     echo "variant,benchmark,size,value" >"$res/sweep.csv"
     local IFS=';' v
     for v in $variants; do
         IFS=' '
         for prog in osu_latency osu_bw; do
-            [ "$(left)" -gt 30 ] || { echo "sweep-dd: budget spent before $v $prog"; return 0; }
-            local envs=()
-            [ "$v" = default ] || read -r -a envs <<<"$v"
-            echo "== sweep-dd: $v $prog"
-            env "${envs[@]}" timeout 90 "$prefix/bin/ampirun" --timeout 80 -np 2 "$dir/$prog" -d cuda \
-                -m 1:33554432 D D 2>&1 | tee "$dir/run.log" | grep -v '^#'
+            [ "$(left)" -gt 30 ] || { echo "$name: budget spent before $v $prog"; return 0; }
+            local envs=() launcher_args=() word cmd
+            if [ "$v" = ompi ]; then
+                [ -x "$dir/$prog.ompi" ] || continue
+                cmd=(mpirun -np 2 --bind-to core --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any
+                    -x LD_LIBRARY_PATH="$ucx_lib:${LD_LIBRARY_PATH:-}" -x NCCL_NVLS_ENABLE "$dir/$prog.ompi")
+            else
+                if [ "$v" != default ]; then
+                    for word in $v; do
+                        case $word in --*) launcher_args+=("$word") ;; *) envs+=("$word") ;; esac
+                    done
+                fi
+                cmd=("$prefix/bin/ampirun" --timeout 80 "${launcher_args[@]}" -np 2 "$dir/$prog")
+            fi
+            echo "== $name: $v $prog"
+            env "${envs[@]}" timeout 90 "${cmd[@]}" "${dev_args[@]}" -m "1:$max" \
+                "${placement%-*}" "${placement#*-}" 2>&1 | tee "$dir/run.log" | grep -v '^#'
             awk -v v="$v" -v p="$prog" '/^[0-9]/ { print v "," p "," $1 "," $2 }' "$dir/run.log" >>"$res/sweep.csv"
         done
         IFS=';'
     done
+}
+
+# scale_osu_action NAME BENCHMARKS: osu/run-compare.sh in D-D on every GPU
+# count from 2 to all of them (powers of two) for osu_multi_lat/osu_mbw_mr
+# (scale-p2p), or on all of them for the collectives (scale-coll).
+scale_osu_action() {
+    local name=$1 benchmarks=$2 ngpu np status=0
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+    [ "$cpu" = 1 ] && ngpu=4
+    if [ "$name" = scale-coll ]; then
+        [ "$ngpu" -ge 2 ] || { echo "$name: needs 2 GPUs, found $ngpu"; return 1; }
+        osu_action "$name-np$ngpu" "OSU_BENCHMARKS=$benchmarks" OSU_PLACEMENTS=D-D OSU_COLL_NP="$ngpu" \
+            OSU_NCCL_MAX=134217728 OSU_PERFTEST=0 OSU_RUN_TIMEOUT=120 || status=1
+        return $status
+    fi
+    for np in 2 4 8; do
+        [ "$np" -le "$ngpu" ] || break
+        osu_action "$name-np$np" "OSU_BENCHMARKS=$benchmarks" OSU_PLACEMENTS=D-D OSU_MULTI_NP="$np" \
+            OSU_PERFTEST=0 OSU_RUN_TIMEOUT=120 || status=1
+    done
+    return $status
 }
 
 p2p="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
@@ -286,7 +345,17 @@ run_action() {
         return $status
         ;;
     gpu-test) gpu_test_action ;;
-    sweep-dd) sweep_action ;;
+    sweep-dd) sweep_action sweep-dd D-D 33554432 \
+        "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_COPY_FLAG=1;AMPI_GPU_IPC=0}" ;;
+    sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to none;ompi}" ;;
+    scale-p2p) scale_osu_action scale-p2p "osu_multi_lat osu_mbw_mr" ;;
+    scale-coll) scale_osu_action scale-coll "osu_allreduce osu_bcast osu_allgather osu_alltoall" ;;
+    scale-jacobi-small)
+        JACOBI_UNITS=${JACOBI_UNITS:-1 2 4 8} JACOBI_CHECK_UNITS=${JACOBI_CHECK_UNITS:-largest} \
+            jacobi_action "$1" --blocks "$([ "$cpu" = 1 ] && echo 16 || echo 192)" ;;
+    scale-jacobi-large)
+        JACOBI_UNITS=${JACOBI_UNITS:-1 2 4 8} jacobi_action "$1" \
+            --blocks "$([ "$cpu" = 1 ] && echo 24 || echo 1536)" --strong "$([ "$cpu" = 1 ] && echo 24 || echo 1536)" --no-check ;;
     bench-p2p-dd)
         osu_action "$1" "OSU_BENCHMARKS=osu_latency osu_bw osu_bibw" OSU_PLACEMENTS=D-D \
             OSU_BW_MAX=33554432 OSU_PERFTEST_STEP=2 OSU_RUN_TIMEOUT=120 ;;
@@ -316,8 +385,9 @@ if [ "$no_setup" != 1 ] && [ "$dry" != 1 ]; then
     if ! ls .whl/libucx_cu13-*.whl >/dev/null 2>&1; then
         echo "device: no .whl/libucx_cu13-*.whl carried; setup.sh will try PyPI, which needs network" >&2
     fi
-    echo "== nvidia-smi -L"
+    echo "== nvidia-smi -L; nvidia-smi topo -m"
     nvidia-smi -L || echo "(nvidia-smi failed)"
+    nvidia-smi topo -m || true
     ./setup.sh --deps-only || { save_logs; exit 1; }
     ucx_info=.deps/ucx/libucx/bin/ucx_info
     echo "== ucx_info -v"

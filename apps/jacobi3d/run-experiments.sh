@@ -2,10 +2,13 @@
 # Jacobi3D weak-scaling runs: AMPI-UCX (ours) against Open MPI, host-staged (H)
 # and CUDA-aware (D) halo exchange, with overdecomposition (ODF = ranks per GPU).
 #
-# usage: run-experiments.sh [--quick] [--cpu] [--blocks "N ..."] [--no-check] [--out DIR]
+# usage: run-experiments.sh [--quick] [--cpu] [--blocks "N ..."] [--strong N] [--no-check] [--out DIR]
 #   --quick     blocks of 192^3 and 768^3 per GPU instead of 192^3 and 1536^3
 #   --cpu       no GPU: mode -cpu on small blocks (32^3, 64^3), -v on every run
 #   --blocks    the blocks per GPU (cells per side), e.g. "192" or "1536"
+#   --strong N  also strong scaling: a fixed N^3 grid split between the units
+#               (kind "strong"; its 1-unit point is the weak run of block N
+#               when --blocks has N, so that configuration runs once)
 #   --no-check  skip the correctness runs (48^3 per GPU with -v)
 #   --out       results directory (default: <repo>/.build/jacobi3d-results)
 # Matrix: blocks x GPUs (1, 2) x modes (H, D) x ODF (1, 2, 4, 8) x library:
@@ -19,6 +22,8 @@
 #   and OMPI_MPIRUN (default mpicc, mpirun), JACOBI_BUDGET_S (start no run
 #   after this many seconds, default 450), JACOBI_ODFS (default "1 2 4 8"),
 #   JACOBI_OMPI_ODFS (default: JACOBI_ODFS), JACOBI_UNITS (default "1 2"),
+#   JACOBI_CHECK_UNITS (units of the correctness runs, default JACOBI_UNITS;
+#   "largest": the most units only),
 #   JACOBI_MODES (default "H D"), JACOBI_ITERS/JACOBI_WARMUP (100/10),
 #   JACOBI_LARGE_ITERS/JACOBI_LARGE_WARMUP (blocks >= 1024: 30/5),
 #   JACOBI_BUILD_ROOT (where build-ampi/ and build-ompi/ go, default DIR:
@@ -30,7 +35,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-quick=0 cpu=0 check=1 blocks="" out=$repo/.build/jacobi3d-results
+quick=0 cpu=0 check=1 blocks="" strong="" out=$repo/.build/jacobi3d-results
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
@@ -38,9 +43,11 @@ while [ $# -gt 0 ]; do
     --no-check) check=0 ;;
     --blocks) blocks=$2; shift ;;
     --blocks=*) blocks=${1#--blocks=} ;;
+    --strong) strong=$2; shift ;;
+    --strong=*) strong=${1#--strong=} ;;
     --out) out=$2; shift ;;
     --out=*) out=${1#--out=} ;;
-    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "run-experiments.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -74,6 +81,8 @@ else
     # No more GPUs than there are.
     units_list=$(for u in $units_list; do [ "$u" -le "$ngpu" ] && echo "$u"; done | tr '\n' ' ')
 fi
+check_units=${JACOBI_CHECK_UNITS:-$units_list}
+[ "$check_units" = largest ] && check_units=$(awk '{ print $NF }' <<<"$units_list")
 
 mkdir -p "$out/logs" || exit 1
 build_root=${JACOBI_BUILD_ROOT:-$out}
@@ -155,15 +164,18 @@ iters_for() { # block: "-i N -w N"
 }
 
 failures=0
-run_one() { # kind(check|perf) library units odf block mode extra-args...
+run_one() { # kind(check|perf|strong) library units odf block mode extra-args...
     local kind=$1 lib=$2 units=$3 odf=$4 block=$5 mode=$6
     shift 6
     local name
     name="$kind-$lib-u$units-odf$odf-b$block-$mode$(tr -d ' ' <<<"$*")"
     local log=$out/logs/$name.log status=ok verify=-
-    # The grid is split between GPUs (processes) along x, as the program's
-    # own decomposition does, so each unit keeps a block^3 share.
-    local args="-$mode -x $((block * units)) -y $block -z $block $*"
+    # Weak: the grid is split between GPUs (processes) along x, as the
+    # program's own decomposition does, so each unit keeps a block^3 share.
+    # Strong: the grid stays block^3 whatever the units.
+    local xcells=$((block * units))
+    [ "$kind" = strong ] && xcells=$block
+    local args="-$mode -x $xcells -y $block -z $block $*"
     local limit=60
     [ "$block" -ge 1024 ] && limit=120
     if [ "$SECONDS" -ge "$budget" ]; then
@@ -208,12 +220,20 @@ if [ $cpu = 1 ]; then
             done
         done
     done
+    for block in $strong; do
+        for units in $units_list; do
+            [ "$units" = 1 ] && [[ " $blocks " == *" $block "* ]] && continue
+            for lib in $libs; do
+                for odf in $(odfs_of "$lib"); do run_one strong "$lib" "$units" "$odf" "$block" cpu -v; done
+            done
+        done
+    done
 else
     # Correctness first, on a small grid, for every library, mode and GPU
     # count, with the smallest and the largest ODF.
     if [ $check = 1 ]; then
         for lib in $libs; do
-            for units in $units_list; do
+            for units in $check_units; do
                 for mode in $modes; do
                     for odf in $(odfs_of "$lib" | tr ' ' '\n' | sed -n '1p;$p' | sort -un); do
                         run_one check "$lib" "$units" "$odf" 48 "$mode" -v -i 20 -w 2
@@ -229,6 +249,20 @@ else
                     # shellcheck disable=SC2046 # "-i N -w N" are two options
                     for odf in $(odfs_of "$lib"); do
                         run_one perf "$lib" "$units" "$odf" "$block" "$mode" $(iters_for "$block")
+                    done
+                done
+            done
+        done
+    done
+    for block in $strong; do
+        for units in $units_list; do
+            # The 1-unit strong run is the weak run of the same block.
+            [ "$units" = 1 ] && [[ " $blocks " == *" $block "* ]] && continue
+            for mode in $modes; do
+                for lib in $libs; do
+                    # shellcheck disable=SC2046 # "-i N -w N" are two options
+                    for odf in $(odfs_of "$lib"); do
+                        run_one strong "$lib" "$units" "$odf" "$block" "$mode" $(iters_for "$block")
                     done
                 done
             done
@@ -283,26 +317,39 @@ fi
             }
         }' "$csv"
     echo
-    echo "## Weak scaling: iter_ms on 1 and 2 units, efficiency = t(1) / t(2)"
-    echo
-    echo "| block | mode | library | ODF | 1 unit | 2 units | efficiency |"
-    echo "|---|---|---|---|---|---|---|"
-    awk -F, '
-        NR > 1 && $1 == "perf" && $15 == "ok" {
-            key = $6 "|" $7 "|" $2 "|" $4
-            if (!(key in seen)) { seen[key] = 1; order[n++] = key }
-            t[key "|" $3] = $11
-        }
-        END {
-            for (i = 0; i < n; i++) {
-                split(order[i], k, "|")
-                one = order[i] "|1"; two = order[i] "|2"
-                e = ((one in t) && (two in t) && t[two] > 0) ? sprintf("%.2f", t[one] / t[two]) : "-"
-                printf "| %s^3 | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], (k[3] == "ampi") ? "AMPI-UCX" : "Open MPI",
-                    k[4], (one in t) ? t[one] : "-", (two in t) ? t[two] : "-", e
+    # scaling_table KIND TITLE: iter_ms per unit count and t(1)/t(G) (weak:
+    # efficiency, 1 is perfect; strong: speedup, G is perfect).  A strong
+    # run's 1-unit point is the weak (perf) run of the same block.
+    scaling_table() {
+        local units_header units_sep
+        units_header=$(for u in $units_list; do printf ' %s unit(s) |' "$u"; done)
+        units_sep=$(for u in $units_list; do printf -- '---:|'; done)
+        echo "## $2"
+        echo
+        echo "| block | mode | library | ODF |$units_header t(1)/t(G), G = largest |"
+        echo "|---|---|---|---|$units_sep---:|"
+        awk -F, -v want="$1" -v units="$units_list" '
+            NR > 1 && $15 == "ok" && ($1 == want || (want == "strong" && $1 == "perf" && $3 == 1)) {
+                key = $6 "|" $7 "|" $2 "|" $4
+                if ($1 == want && !(key in seen)) { seen[key] = 1; order[n++] = key }
+                t[key "|" $3] = $11
             }
-        }' "$csv"
-    echo
+            END {
+                nu = split(units, u, " ")
+                for (i = 0; i < n; i++) {
+                    split(order[i], k, "|")
+                    line = sprintf("| %s^3 | %s | %s | %s |", k[1], k[2], (k[3] == "ampi") ? "AMPI-UCX" : "Open MPI", k[4])
+                    for (j = 1; j <= nu; j++)
+                        line = line " " ((order[i] "|" u[j]) in t ? t[order[i] "|" u[j]] : "-") " |"
+                    one = order[i] "|1"; last = order[i] "|" u[nu]
+                    r = ((one in t) && (last in t) && t[last] > 0) ? sprintf("%.2f", t[one] / t[last]) : "-"
+                    print line " " r " |"
+                }
+            }' "$csv"
+        echo
+    }
+    scaling_table perf "Weak scaling: iter_ms per unit count (BLOCK^3 per unit); t(1)/t(G) is the efficiency"
+    [ -n "$strong" ] && scaling_table strong "Strong scaling: iter_ms for a fixed BLOCK^3 grid; t(1)/t(G) is the speedup"
     echo "## All runs"
     echo
     echo "| kind | library | units | ODF | ranks | block | mode | grid | decomp | iters | iter_ms | comm_ms | iter_ms_max | verify | status | s |"
