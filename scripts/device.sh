@@ -262,7 +262,7 @@ sweep_action() {
     local dir=$work/$name res=${out:-$work}/$name
     mkdir -p "$dir" "$res"
     [ "$dry" = 1 ] && { echo "== $name: $variants"; return 0; }
-    local cuda=${CUDA_HOME:-/usr/local/cuda} prog cc
+    local cuda=${CUDA_HOME:-/usr/local/cuda} prog
     local srcs="osu/osu_common.c osu/osu_options.c osu/osu_device.c"
     local flags="-std=c11 -O2 -DOSU_CUDA -I$cuda/include" libs="-L$cuda/lib64 -lcudart"
     local ucx_lib=$PWD/.deps/ucx/libucx/lib
