@@ -54,6 +54,9 @@
 #   sweep-hh          ~70 s  issue 2: osu_latency + osu_bw H-H up to 4 MiB, the same
 #                            way, under SWEEP_HH_VARIANTS (default: as built,
 #                            AMPI_SHM=0, ampirun --bind-to none) and Open MPI
+#   host-test         ~60 s  issue 2: host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
+#                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
+#                            ampirun matrix, and ring/pt2pt_basic under the image's mpirun
 #   Scaling (issue 7; on nvidia-h200-x4/-x8, every GPU of the machine):
 #   scale-p2p         ~70 s  osu_multi_lat + osu_mbw_mr D-D on 2, 4 (, 8) processes, one
 #                            GPU each, all pairs busy, ours and Open MPI (4 runs per count)
@@ -102,7 +105,7 @@ declare -A expected=(
     [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=70 [scale-p2p]=70 [scale-coll]=90 [scale-jacobi-small]=260 [scale-jacobi-large]=450
+    [sweep-hh]=70 [host-test]=60 [scale-p2p]=70 [scale-coll]=90 [scale-jacobi-small]=260 [scale-jacobi-large]=450
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -306,6 +309,19 @@ sweep_action() {
     done
 }
 
+# host_test_action: host MPI test programs under ampirun's matrix and the
+# image's Open MPI mpirun (the foreign-launcher cases of test/mpi/run.sh).
+host_test_action() {
+    need_prefix || return 1
+    local log=${out:-$work}/host-test.log
+    [ "$dry" = 1 ] && { echo "== host-test: test/mpi/run.sh ${HOST_TEST_PROGS:-...}"; return 0; }
+    mkdir -p "$(dirname "$log")"
+    # shellcheck disable=SC2086 # a list of programs
+    AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build OMPI_MPIRUN=$(command -v mpirun) bash test/mpi/run.sh \
+        ${HOST_TEST_PROGS:-ring pt2pt_basic pt2pt_modes order probe coll_basic coll_sizes} 2>&1 | tee "$log"
+    return "${PIPESTATUS[0]}"
+}
+
 # scale_osu_action NAME BENCHMARKS: osu/run-compare.sh in D-D on every GPU
 # count from 2 to all of them (powers of two) for osu_multi_lat/osu_mbw_mr
 # (scale-p2p), or on all of them for the collectives (scale-coll).
@@ -348,6 +364,7 @@ run_action() {
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_COPY_FLAG=1;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to none;ompi}" ;;
+    host-test) host_test_action ;;
     scale-p2p) scale_osu_action scale-p2p "osu_multi_lat osu_mbw_mr" ;;
     scale-coll) scale_osu_action scale-coll "osu_allreduce osu_bcast osu_allgather osu_alltoall" ;;
     scale-jacobi-small)

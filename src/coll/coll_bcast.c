@@ -1,8 +1,38 @@
 /* MPI_Bcast, MPI_Ibcast: binomial tree over ranks relative to the root.  A rank
  * receives once from its parent (relative rank with its lowest set bit
  * cleared), then sends to its children, largest subtree first, so the
- * deepest part of the tree starts earliest. */
+ * deepest part of the tree starts earliest.  Device buffers in a few ranks
+ * take a flat tree instead (see bcast_flat). */
 #include "coll/coll_nb.h"
+#include "pt2pt/p2p.h"
+
+/* A device message costs ~8 us whatever its size up to ~1 MiB (one CUDA
+ * IPC copy and its event, BENCHMARKS.md), and receivers pull from the
+ * root's memory at once over NVLink: one step from the root to every rank
+ * beats the binomial tree's log2(n) steps and NCCL's ~18 us floor
+ * (osu_bcast D D on 4 H200s: 17.7-23.5 us through NCCL at 1 B-512 KiB,
+ * Open MPI 10.7-15.7).  Above these sizes NCCL's pipelined ring wins. */
+#define BCAST_FLAT_MAX_RANKS 8
+#define BCAST_FLAT_MAX_BYTES ((size_t)1 << 20)
+
+static int bcast_flat(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
+{
+    if (c->rank != root)
+        return coll_recv(r, c, buf, bytes, root, tag);
+    p2p_req_t *reqs[BCAST_FLAT_MAX_RANKS];
+    int nreq = 0;
+    for (int i = 1; i < c->size; i++)
+        reqs[nreq++] = coll_isend(r, c, buf, bytes, (root + i) % c->size, tag);
+    return coll_waitall(reqs, nreq);
+}
+
+/* Every rank decides alike from the count and its own buffer: as for NCCL
+ * below, MPI_Bcast on device buffers expects device buffers everywhere. */
+static bool flat_wanted(const comm_t *c, const void *buf, size_t bytes)
+{
+    return c->size > 2 && c->size <= BCAST_FLAT_MAX_RANKS && bytes > 0 && bytes <= BCAST_FLAT_MAX_BYTES &&
+           p2p_is_device(buf, bytes);
+}
 
 int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
 {
@@ -47,10 +77,12 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     COLL_ENTER(r, c, comm, "MPI_Bcast");
     int err = check(c, buffer, count, datatype, root);
     COLL_CHECK(c, err, err, "MPI_Bcast");
-    coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, coll_bytes((size_t)count, datatype), MPI_BYTE,
-                            MPI_OP_NULL, root };
-    if (!coll_nccl_try(r, c, &nc, &err))
-        err = coll_bcast(r, c, buffer, coll_bytes((size_t)count, datatype), root, COLL_TAG_BCAST);
+    size_t bytes = coll_bytes((size_t)count, datatype);
+    coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, bytes, MPI_BYTE, MPI_OP_NULL, root };
+    if (flat_wanted(c, buffer, bytes))
+        err = bcast_flat(r, c, buffer, bytes, root, COLL_TAG_BCAST);
+    else if (!coll_nccl_try(r, c, &nc, &err))
+        err = coll_bcast(r, c, buffer, bytes, root, COLL_TAG_BCAST);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     return MPI_SUCCESS;
 }

@@ -223,12 +223,15 @@ int p2p_progress(void *unused)
 {
     (void)unused;
     /* the rings first (an empty poll is a load per ring); when they had
-     * news, the ranks get it before UCX's poll is paid for, yet UCX still
-     * gets every few calls (rendezvous payloads, envelopes too big for a
-     * cell, and whatever a full ring sent its way) */
+     * news and no UCX operation of ours is under way, the ranks get the
+     * news before UCX's poll is paid for, yet UCX still gets every few
+     * calls (envelopes too big for the ring, and whatever a full ring sent
+     * its way).  A payload under way (rendezvous, staging) needs UCX polled
+     * on every call (host bandwidth at 16-512 KiB with the rings on was
+     * below that with AMPI_SHM=0: BENCHMARKS.md, fourth session). */
     static unsigned ucx_deferred;
     int n = shm_poll(shm_envelope);
-    if (n == 0 || ++ucx_deferred >= 4) {
+    if (n == 0 || ucx_ops_in_flight || ++ucx_deferred >= 4) {
         ucx_deferred = 0;
         n += ucx_progress();
     }

@@ -12,15 +12,15 @@
 #include <unistd.h>
 
 #define SHM_KEY "ampi.shm.segment"
-#define SHM_MAGIC 0x414d504973686d31ull /* "AMPIshm1" */
+#define SHM_MAGIC 0x414d504973686d32ull /* "AMPIshm2": entries of several cells */
 /* Up to this many peers the receiver reads each ring's next cell on every
  * poll (one load each, and no shared word that all senders write); with
  * more, senders also raise the segment's notify word and an idle poll
  * reads that one word only. */
 #define SHM_SCAN_MAX 4
-/* Segments grow with the job (32 KiB a peer): beyond this many processes a
+/* Segments grow with the job (64 KiB a peer): beyond this many processes a
  * node's /dev/shm would hold more than half a GiB, so envelopes take UCX. */
-#define SHM_MAX_PROCS 128
+#define SHM_MAX_PROCS 90
 
 typedef struct shm_seg_hdr {
     uint64_t magic;
@@ -210,7 +210,7 @@ static __attribute__((noinline)) int drain(shm_envelope_fn fn)
          * keep us from the others (or from UCX) */
         for (; k < SHM_CELLS && (c = shm_ring_peek(r)); k++) {
             fn(c->bytes, c->len);
-            shm_ring_pop(r);
+            shm_ring_pop(r, c);
         }
         n += (int)k;
         S.more |= k == SHM_CELLS;

@@ -11,15 +11,27 @@
  *   | cell N-1         |  cell of position p: cells[p % N]
  *   +------------------+
  *
- * The sender fills cells[head % N] (len + bytes), then publishes it by
- * storing seq = head + 1 (release).  The receiver's cell is full when its
- * seq is tail + 1 (acquire): so it finds a new envelope by reading the cell
- * itself -- one cache line for a small envelope -- instead of a shared head
- * and then the cell (two lines, two cache misses per message).  seq counts
- * positions, not laps, so a cell is never cleared: a stale seq is always
- * another value.  The receiver publishes its tail (release) once done with a
- * cell; the sender reads it only when its cached copy says the ring is full.
- * head and tail are free-running uint32_t; differences are exact mod 2^32. */
+ * An entry is one envelope in 1..SHM_ENTRY_CELLS consecutive cells: seq and
+ * len in its first cell's header, its bytes from there on through the cells
+ * that follow (their headers too), so that the receiver sees them in one
+ * piece.  An entry never wraps past cell N-1: when it would, the sender
+ * first fills the rest of the lap with a pad entry (len SHM_PAD) that the
+ * receiver skips.
+ *
+ * The sender fills the entry, then publishes it by storing seq = its first
+ * position + 1 (release).  The receiver's entry is there when the seq of
+ * cells[tail % N] is tail + 1 (acquire): it finds a new envelope by reading
+ * the cell itself -- one cache line for a small envelope -- instead of a
+ * shared head and then the cell (two lines, two misses per message).
+ * Before the receiver gives an entry's cells back it stores into every cell
+ * after the first the seq that cell would have had as an entry of this lap
+ * (position + 1): a cell that carried bytes of a long entry may start an
+ * entry on a later lap, and its header must not hold bytes that look like
+ * the seq the receiver waits for.  So every cell's seq names a position of
+ * the current or the last lap, never the one expected next.  The receiver
+ * publishes its tail (release) once done with an entry; the sender reads it
+ * only when its cached copy says the ring is too full.  head and tail are
+ * free-running uint32_t; differences are exact mod 2^32. */
 #ifndef AMPI_SHM_RING_H
 #define AMPI_SHM_RING_H
 
@@ -30,19 +42,25 @@
 #include <string.h>
 
 #define SHM_LINE 64
-/* 128 cells of 256 B: 32 KiB a ring, so that osu_bw's window of 64 small
- * sends (plus the next window's first) never finds it full.  A cell takes a
- * compact envelope (28 B) with up to 220 bytes of data or a full one (56 B)
- * with 192, an IPC envelope (136 B) and every control message; larger
- * envelopes take UCX. */
-#define SHM_CELLS 128u
+/* 256 cells of 256 B: 64 KiB a ring, so that osu_bw's window of 64 small
+ * sends (plus the next window's first) never finds it full.  One cell takes
+ * a compact envelope (28 B) with up to 220 bytes of data or a full one
+ * (56 B) with 192, an IPC envelope (136 B) and every control message; an
+ * entry of SHM_ENTRY_CELLS takes a full envelope with 4 KiB of data (from
+ * 248 B on, UCX's active messages cost more than the two copies of a ring
+ * entry).  Larger envelopes take UCX. */
+#define SHM_CELLS 256u
 #define SHM_CELL_SIZE 256u
-#define SHM_CELL_DATA (SHM_CELL_SIZE - 2 * sizeof(uint32_t))
+#define SHM_CELL_HDR (2 * sizeof(uint32_t))
+#define SHM_CELL_DATA (SHM_CELL_SIZE - SHM_CELL_HDR) /* what a one-cell entry holds */
+#define SHM_ENTRY_CELLS 17u
+#define SHM_ENTRY_MAX (SHM_ENTRY_CELLS * SHM_CELL_SIZE - SHM_CELL_HDR)
+#define SHM_PAD UINT32_MAX /* len of an entry that fills the rest of a lap */
 
 typedef struct shm_cell {
-    _Alignas(SHM_LINE) _Atomic uint32_t seq; /* position + 1 once full */
+    _Alignas(SHM_LINE) _Atomic uint32_t seq; /* first position + 1 once the entry is full */
     uint32_t len;
-    uint8_t bytes[SHM_CELL_DATA];
+    uint8_t bytes[SHM_CELL_DATA]; /* an entry's bytes go on through the next cells */
 } shm_cell_t;
 
 typedef struct shm_ring {
@@ -53,6 +71,7 @@ typedef struct shm_ring {
 _Static_assert((SHM_CELLS & (SHM_CELLS - 1)) == 0, "SHM_CELLS must be a power of two");
 _Static_assert(sizeof(shm_cell_t) == SHM_CELL_SIZE, "a cell is SHM_CELL_SIZE bytes");
 _Static_assert(sizeof(shm_ring_t) % SHM_LINE == 0, "rings follow each other on line boundaries");
+_Static_assert(SHM_ENTRY_CELLS <= SHM_CELLS / 2, "a pad and an entry fit an empty ring");
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "ring words must be lock-free to work between processes");
 
 typedef struct shm_tx {
@@ -68,43 +87,72 @@ typedef struct shm_rx {
 
 static inline void shm_ring_init(shm_ring_t *r) { memset(r, 0, sizeof *r); }
 
-/* Copies a[alen] then b[blen] into the next cell; false (nothing done) when
- * they do not fit a cell or the ring is full. */
+/* Cells of an entry of len bytes. */
+static inline uint32_t shm_entry_cells(size_t len) { return (uint32_t)((len + SHM_CELL_HDR + SHM_CELL_SIZE - 1) / SHM_CELL_SIZE); }
+
+/* Copies a[alen] then b[blen] into the next entry; false (nothing done) when
+ * they exceed SHM_ENTRY_MAX or the ring has no room. */
 static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const void *b, size_t blen)
 {
-    if (alen > SHM_CELL_DATA || blen > SHM_CELL_DATA - alen) /* (no alen + blen: it could wrap) */
+    if (alen > SHM_ENTRY_MAX || blen > SHM_ENTRY_MAX - alen) /* (no alen + blen: it could wrap) */
         return false;
-    if (t->head - t->tail_seen >= SHM_CELLS) {
+    size_t len = alen + blen;
+    uint32_t k = len <= SHM_CELL_DATA ? 1 : shm_entry_cells(len);
+    uint32_t at = t->head & (SHM_CELLS - 1);
+    uint32_t pad = at + k > SHM_CELLS ? SHM_CELLS - at : 0; /* the entry would wrap: start the next lap */
+    if (t->head + pad + k - t->tail_seen > SHM_CELLS) {
         t->tail_seen = atomic_load_explicit(&t->ring->tail, memory_order_acquire);
-        if (t->head - t->tail_seen >= SHM_CELLS)
+        if (t->head + pad + k - t->tail_seen > SHM_CELLS)
             return false;
     }
-    shm_cell_t *c = &t->ring->cells[t->head & (SHM_CELLS - 1)];
-    c->len = (uint32_t)(alen + blen);
+    if (pad) {
+        shm_cell_t *p = &t->ring->cells[at];
+        p->len = SHM_PAD;
+        atomic_store_explicit(&p->seq, t->head + 1, memory_order_release);
+        t->head += pad;
+        at = 0;
+    }
+    shm_cell_t *c = &t->ring->cells[at];
+    c->len = (uint32_t)len;
     memcpy(c->bytes, a, alen);
     if (blen)
         memcpy(c->bytes + alen, b, blen);
-    t->head++;
-    atomic_store_explicit(&c->seq, t->head, memory_order_release);
-    if (t->notify) /* after the cell: a receiver that sees the word sees the cell */
+    uint32_t first = t->head;
+    t->head += k;
+    atomic_store_explicit(&c->seq, first + 1, memory_order_release);
+    if (t->notify) /* after the entry: a receiver that sees the word sees the entry */
         atomic_store_explicit(t->notify, 1, memory_order_release);
     return true;
 }
 
-/* The oldest full cell, or NULL when the ring is empty. */
-static inline const shm_cell_t *shm_ring_peek(const shm_rx_t *r)
+/* Give an entry of k cells starting at the tail back to the sender. */
+static inline void shm_ring_release(shm_rx_t *r, uint32_t k)
 {
-    const shm_cell_t *c = &r->ring->cells[r->tail & (SHM_CELLS - 1)];
-    if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->tail + 1)
-        return NULL;
-    return c;
+    uint32_t at = r->tail & (SHM_CELLS - 1);
+    for (uint32_t j = 1; j < k; j++) /* see the top: no stale bytes may look like a seq */
+        atomic_store_explicit(&r->ring->cells[at + j].seq, r->tail + j + 1, memory_order_relaxed);
+    r->tail += k;
+    atomic_store_explicit(&r->ring->tail, r->tail, memory_order_release);
 }
 
-/* Give the cell shm_ring_peek returned back to the sender (after reading it). */
-static inline void shm_ring_pop(shm_rx_t *r)
+/* The oldest entry (its len and bytes), or NULL when the ring is empty;
+ * skips pads. */
+static inline const shm_cell_t *shm_ring_peek(shm_rx_t *r)
 {
-    r->tail++;
-    atomic_store_explicit(&r->ring->tail, r->tail, memory_order_release);
+    for (;;) {
+        const shm_cell_t *c = &r->ring->cells[r->tail & (SHM_CELLS - 1)];
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->tail + 1)
+            return NULL;
+        if (__builtin_expect(c->len != SHM_PAD, 1))
+            return c;
+        shm_ring_release(r, SHM_CELLS - (r->tail & (SHM_CELLS - 1)));
+    }
+}
+
+/* Give the entry shm_ring_peek returned back to the sender (after reading it). */
+static inline void shm_ring_pop(shm_rx_t *r, const shm_cell_t *c)
+{
+    shm_ring_release(r, c->len <= SHM_CELL_DATA ? 1 : shm_entry_cells(c->len));
 }
 
 #endif

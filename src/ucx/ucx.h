@@ -56,6 +56,10 @@ bool ucx_active(void);
 bool ucx_supports_cuda(void);
 const char *ucx_version(void);
 int ucx_progress(void);
+/* Operations started and not completed yet (their done still to come): while
+ * any is, callers should not put off ucx_progress (a rendezvous payload
+ * moves only when both sides poll). */
+extern unsigned ucx_ops_in_flight;
 /* Shutdown in two steps: ucx_close flushes and closes every endpoint (peers
  * must still be progressing: fence with progress after it), ucx_fini then
  * destroys the worker and context. */

@@ -121,9 +121,12 @@ uint64_t ucx_fresh_tag(int type)
 
 /* ---- completions ---- */
 
+unsigned ucx_ops_in_flight;
+
 static void send_cb(void *request, ucs_status_t status, void *user_data)
 {
     ucx_op_t *op = user_data;
+    ucx_ops_in_flight--;
     ucp_request_free(request);
     op->done(op, status == UCS_OK ? 0 : (int)status, 0);
 }
@@ -132,6 +135,7 @@ static void recv_cb(void *request, ucs_status_t status, const ucp_tag_recv_info_
 {
     ucx_op_t *op = user_data;
     size_t len = info ? info->length : 0;
+    ucx_ops_in_flight--;
     ucp_request_free(request);
     op->done(op, status == UCS_OK ? 0 : (int)status, len);
 }
@@ -144,6 +148,7 @@ static int started(ucs_status_ptr_t r, const char *what)
         util_warn("%s failed: %s", what, ucs_status_string(UCS_PTR_STATUS(r)));
         return -1;
     }
+    ucx_ops_in_flight++;
     return 1;
 }
 

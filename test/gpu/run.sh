@@ -169,6 +169,22 @@ for prog in $built; do
     done
 done
 
+# Four GPUs or more (nvidia-h200-x4/-x8): one process per GPU, NCCL and the
+# flat device Bcast between four processes (4x4), two ranks each (4x8).
+ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+for prog in gpu_pt2pt gpu_coll; do
+    has "$prog" || continue
+    for cell in 4x4 4x8; do
+        p=${cell%x*} v=${cell#*x}
+        if [ "$ngpus" -ge 4 ]; then
+            run_case "gpu/$prog-4gpus np=$p vp=$v" "$prog" "$logdir/$prog.4gpus.np$p.vp$v.log" "$launcher" \
+                --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/$prog"
+        else
+            skip "gpu/$prog-4gpus np=$p vp=$v" "$ngpus GPU(s) here, the case needs 4"
+        fi
+    done
+done
+
 # The library kept off the GPU: the query must say 0.
 if has gpu_query; then
     run_case "gpu/gpu_query-nogpu np=2 vp=2" gpu_query \

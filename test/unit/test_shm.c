@@ -1,7 +1,9 @@
 /* Unit test of the shared-memory envelope ring (src/shm/shm_ring.h): order
  * and contents across wrap-around (of the cell array and of the 32-bit
- * positions), a full ring, envelopes that do not fit, the notify word, and
- * a producer and a consumer in two processes hammering one ring. */
+ * positions) with entries of one and of several cells (pads at a lap's
+ * end), a full ring, envelopes that do not fit, bytes of a long entry that
+ * look like a later seq, the notify word, and a producer and a consumer in
+ * two processes hammering one ring. */
 #include "shm/shm_ring.h"
 
 #include <sched.h>
@@ -13,10 +15,12 @@
 
 #include "unit_check.h"
 
-/* The bytes of message i: its number, then a pattern that depends on i. */
+/* The bytes of message i: its number, then a pattern that depends on i;
+ * most fit one cell, every fifth takes several (up to SHM_ENTRY_MAX). */
 static size_t fill_msg(uint8_t *buf, uint32_t i)
 {
-    size_t len = sizeof i + (i * 7u) % (SHM_CELL_DATA - sizeof i + 1);
+    size_t span = i % 5 == 4 ? SHM_ENTRY_MAX : SHM_CELL_DATA;
+    size_t len = sizeof i + (i * 7919u) % (span - sizeof i + 1);
     memcpy(buf, &i, sizeof i);
     for (size_t k = sizeof i; k < len; k++)
         buf[k] = (uint8_t)(i * 31u + k);
@@ -25,7 +29,7 @@ static size_t fill_msg(uint8_t *buf, uint32_t i)
 
 static bool msg_ok(const shm_cell_t *c, uint32_t i)
 {
-    uint8_t want[SHM_CELL_DATA];
+    uint8_t want[SHM_ENTRY_MAX];
     size_t len = fill_msg(want, i);
     return c->len == len && memcmp(c->bytes, want, len) == 0;
 }
@@ -45,11 +49,12 @@ static void test_order_and_wrap(shm_ring_t *r, uint32_t start)
     shm_rx_t rx;
     ring_at(r, &tx, &rx, start);
     CHECK(shm_ring_peek(&rx) == NULL, "an empty ring has nothing to take");
-    uint8_t buf[SHM_CELL_DATA];
+    uint8_t buf[SHM_ENTRY_MAX];
     uint32_t sent = 0, got = 0;
     /* bursts of varying length, so that the cells wrap at every offset */
     for (int round = 0; round < 40; round++) {
-        unsigned burst = 1 + (unsigned)(round * 13) % SHM_CELLS;
+        /* (a burst of up to SHM_CELLS / SHM_ENTRY_CELLS always fits) */
+        unsigned burst = 1 + (unsigned)(round * 13) % (SHM_CELLS / SHM_ENTRY_CELLS);
         for (unsigned k = 0; k < burst; k++, sent++) {
             size_t len = fill_msg(buf, sent);
             /* split the message in two parts at a point that varies */
@@ -59,7 +64,7 @@ static void test_order_and_wrap(shm_ring_t *r, uint32_t start)
         const shm_cell_t *c;
         while ((c = shm_ring_peek(&rx))) {
             CHECK(msg_ok(c, got), "message %u (start %u) has wrong bytes or length", got, start);
-            shm_ring_pop(&rx);
+            shm_ring_pop(&rx, c);
             got++;
         }
         CHECK(got == sent, "took %u of %u", got, sent);
@@ -71,14 +76,14 @@ static void test_full_and_too_big(shm_ring_t *r)
     shm_tx_t tx;
     shm_rx_t rx;
     ring_at(r, &tx, &rx, 5);
-    uint8_t buf[SHM_CELL_DATA + 1];
+    static uint8_t buf[SHM_ENTRY_MAX + 1];
     memset(buf, 0xab, sizeof buf);
-    CHECK(!shm_ring_put(&tx, buf, SHM_CELL_DATA + 1, NULL, 0), "an envelope larger than a cell");
-    CHECK(!shm_ring_put(&tx, buf, SHM_CELL_DATA, buf, 1), "two parts larger than a cell");
+    CHECK(!shm_ring_put(&tx, buf, SHM_ENTRY_MAX + 1, NULL, 0), "an envelope larger than an entry");
+    CHECK(!shm_ring_put(&tx, buf, SHM_ENTRY_MAX, buf, 1), "two parts larger than an entry");
     CHECK(!shm_ring_put(&tx, buf, 1, buf, SIZE_MAX), "a length that would wrap");
     CHECK(shm_ring_peek(&rx) == NULL, "a refused envelope leaves nothing behind");
     for (uint32_t i = 0; i < SHM_CELLS; i++) {
-        size_t len = fill_msg(buf, i);
+        size_t len = fill_msg(buf, i * 5); /* one-cell messages only */
         CHECK(shm_ring_put(&tx, buf, len, NULL, 0), "cell %u of an empty ring", i);
     }
     CHECK(!shm_ring_put(&tx, buf, 4, NULL, 0), "a full ring takes nothing more");
@@ -86,26 +91,80 @@ static void test_full_and_too_big(shm_ring_t *r)
     const shm_cell_t *c = shm_ring_peek(&rx);
     CHECK(c && msg_ok(c, 0));
     CHECK(!shm_ring_put(&tx, buf, 4, NULL, 0), "a peeked cell is not free yet");
-    shm_ring_pop(&rx);
-    size_t len = fill_msg(buf, SHM_CELLS);
+    shm_ring_pop(&rx, c);
+    size_t len = fill_msg(buf, SHM_CELLS * 5);
     CHECK(shm_ring_put(&tx, buf, len, NULL, 0), "one cell given back, one more fits");
     CHECK(!shm_ring_put(&tx, buf, 4, NULL, 0), "and then it is full again");
     for (uint32_t i = 1; i <= SHM_CELLS; i++) {
         c = shm_ring_peek(&rx);
-        CHECK(c && msg_ok(c, i), "message %u after the ring was full", i);
+        CHECK(c && msg_ok(c, i * 5), "message %u after the ring was full", i);
         if (c)
-            shm_ring_pop(&rx);
+            shm_ring_pop(&rx, c);
     }
     CHECK(shm_ring_peek(&rx) == NULL);
-    /* a full-size envelope and an empty one */
+    /* a full-size envelope, a one-cell one and an empty one */
+    for (size_t i = 0; i < SHM_ENTRY_MAX; i++)
+        buf[i] = (uint8_t)(i * 13);
+    CHECK(shm_ring_put(&tx, buf, SHM_ENTRY_MAX, NULL, 0));
     CHECK(shm_ring_put(&tx, buf, SHM_CELL_DATA, NULL, 0));
     CHECK(shm_ring_put(&tx, buf, 0, NULL, 0));
     c = shm_ring_peek(&rx);
+    CHECK(c && c->len == SHM_ENTRY_MAX && memcmp(c->bytes, buf, SHM_ENTRY_MAX) == 0);
+    if (c)
+        shm_ring_pop(&rx, c);
+    c = shm_ring_peek(&rx);
     CHECK(c && c->len == SHM_CELL_DATA && memcmp(c->bytes, buf, SHM_CELL_DATA) == 0);
-    shm_ring_pop(&rx);
+    if (c)
+        shm_ring_pop(&rx, c);
     c = shm_ring_peek(&rx);
     CHECK(c && c->len == 0);
-    shm_ring_pop(&rx);
+    if (c)
+        shm_ring_pop(&rx, c);
+    /* full with long entries: as many as fit, with the pads they need */
+    unsigned fitted = 0;
+    while (shm_ring_put(&tx, buf, SHM_ENTRY_MAX, NULL, 0))
+        fitted++;
+    CHECK(fitted >= SHM_CELLS / SHM_ENTRY_CELLS - 1 && fitted <= SHM_CELLS / SHM_ENTRY_CELLS,
+          "%u long entries in an empty ring", fitted);
+    bool room = tx.head - rx.tail < SHM_CELLS;
+    CHECK(shm_ring_put(&tx, buf, 1, NULL, 0) == room, "a one-cell entry fits exactly where a cell is left");
+    while ((c = shm_ring_peek(&rx)))
+        shm_ring_pop(&rx, c);
+}
+
+/* Bytes of a long entry sit where later laps put the headers of entries:
+ * bytes that equal the seq the receiver will wait for there must not make
+ * it take a cell the sender has not filled. */
+static void test_stale_bytes(shm_ring_t *r)
+{
+    shm_tx_t tx;
+    shm_rx_t rx;
+    ring_at(r, &tx, &rx, 3);
+    static uint8_t buf[SHM_ENTRY_MAX];
+    uint32_t first = tx.head;
+    /* cell first+j's seq lies at bytes offset j * SHM_CELL_SIZE - SHM_CELL_HDR;
+     * write there the seq expected when the tail reaches it a lap later */
+    memset(buf, 0, sizeof buf);
+    for (uint32_t j = 1; j < SHM_ENTRY_CELLS; j++) {
+        uint32_t later = first + j + SHM_CELLS + 1;
+        memcpy(buf + j * SHM_CELL_SIZE - SHM_CELL_HDR, &later, sizeof later);
+    }
+    CHECK(shm_ring_put(&tx, buf, SHM_ENTRY_MAX, NULL, 0));
+    const shm_cell_t *c = shm_ring_peek(&rx);
+    CHECK(c && c->len == SHM_ENTRY_MAX && memcmp(c->bytes, buf, SHM_ENTRY_MAX) == 0);
+    if (c)
+        shm_ring_pop(&rx, c);
+    /* one-cell entries up to the long entry's first cell of the next lap */
+    uint8_t b = 7;
+    while (tx.head != first + SHM_CELLS + 1) {
+        CHECK(shm_ring_put(&tx, &b, 1, NULL, 0));
+        c = shm_ring_peek(&rx);
+        CHECK(c && c->len == 1 && c->bytes[0] == 7);
+        if (!c)
+            return;
+        shm_ring_pop(&rx, c);
+    }
+    CHECK(shm_ring_peek(&rx) == NULL, "a cell that held a long entry's bytes is taken as an entry");
 }
 
 static void test_notify(shm_ring_t *r)
@@ -142,7 +201,7 @@ static void test_two_processes(void)
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        uint8_t buf[SHM_CELL_DATA];
+        static uint8_t buf[SHM_ENTRY_MAX];
         for (uint32_t i = 0; i < n; i++) {
             size_t len = fill_msg(buf, i);
             for (unsigned spin = 1; !shm_ring_put(&tx, buf, len, NULL, 0); spin++)
@@ -160,7 +219,7 @@ static void test_two_processes(void)
             continue;
         }
         bad += !msg_ok(c, got);
-        shm_ring_pop(&rx);
+        shm_ring_pop(&rx, c);
         got++;
     }
     int status = 0;
@@ -181,6 +240,7 @@ int main(void)
     test_order_and_wrap(r, 0);
     test_order_and_wrap(r, UINT32_MAX - 70); /* positions wrap through 2^32 */
     test_full_and_too_big(r);
+    test_stale_bytes(r);
     test_notify(r);
     free(r);
     test_two_processes();
