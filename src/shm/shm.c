@@ -18,9 +18,10 @@
  * more, senders also raise the segment's notify word and an idle poll
  * reads that one word only. */
 #define SHM_SCAN_MAX 4
-/* Segments grow with the job (64 KiB a peer): beyond this many processes a
- * node's /dev/shm would hold more than half a GiB, so envelopes take UCX. */
-#define SHM_MAX_PROCS 90
+/* Segments grow with the job (256 KiB a peer): beyond this many processes
+ * a node's /dev/shm would hold more than half a GiB, so envelopes take UCX
+ * (ampirun jobs run few processes with many ranks each). */
+#define SHM_MAX_PROCS 45
 
 typedef struct shm_seg_hdr {
     uint64_t magic;

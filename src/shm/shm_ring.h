@@ -42,14 +42,17 @@
 #include <string.h>
 
 #define SHM_LINE 64
-/* 256 cells of 256 B: 64 KiB a ring, so that osu_bw's window of 64 small
- * sends (plus the next window's first) never finds it full.  One cell takes
- * a compact envelope (28 B) with up to 220 bytes of data or a full one
- * (56 B) with 192, an IPC envelope (136 B) and every control message; an
- * entry of SHM_ENTRY_CELLS takes a full envelope with 4 KiB of data (from
- * 248 B on, UCX's active messages cost more than the two copies of a ring
- * entry).  Larger envelopes take UCX. */
-#define SHM_CELLS 256u
+/* 1024 cells of 256 B: 256 KiB a ring, so that osu_bw's window of 64
+ * envelopes of up to 2 KiB (9 cells each) never finds it full: a full ring
+ * sends the rest through UCX, whose envelopes then wait for the ring's in
+ * the stash (with 256 cells one of two 2 KiB osu_bw runs fell from 3.4 to
+ * 1.0 GB/s, BENCHMARKS.md).  One cell
+ * takes a compact envelope (28 B) with up to 220 bytes of data or a full
+ * one (56 B) with 192, an IPC envelope (136 B) and every control message;
+ * an entry of SHM_ENTRY_CELLS takes a full envelope with 4 KiB of data
+ * (from 248 B on, UCX's active messages cost more than the two copies of a
+ * ring entry).  Larger envelopes take UCX. */
+#define SHM_CELLS 1024u
 #define SHM_CELL_SIZE 256u
 #define SHM_CELL_HDR (2 * sizeof(uint32_t))
 #define SHM_CELL_DATA (SHM_CELL_SIZE - SHM_CELL_HDR) /* what a one-cell entry holds */
