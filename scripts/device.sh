@@ -53,7 +53,7 @@
 #                            of SWEEP_VARIANTS (route settings, ';'-separated)
 #   sweep-hh          ~70 s  issue 2: osu_latency + osu_bw H-H up to 4 MiB, the same
 #                            way, under SWEEP_HH_VARIANTS (default: as built,
-#                            AMPI_SHM=0, ampirun --bind-to none) and Open MPI
+#                            AMPI_SHM=0, ampirun --bind-to=none) and Open MPI
 #   host-test         ~60 s  issue 2: host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
 #                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
 #                            ampirun matrix, and ring/pt2pt_basic under the image's mpirun
@@ -256,9 +256,9 @@ gpu_test_action() {
 # sweep_action NAME PLACEMENT MAX VARIANTS: osu_latency and osu_bw in
 # PLACEMENT (D-D or H-H) up to MAX bytes under each variant (';'-separated:
 # "default" = as built; VAR=VALUE words set the environment, words starting
-# with -- go to ampirun; "ompi" = the same source built with mpicc and run by
-# Open MPI's mpirun over the CUDA-aware UCX), so that one call compares them
-# side by side.  Writes NAME/sweep.csv (variant,benchmark,size,value).
+# with -- go to ampirun, written --option=value; "ompi" = the same source
+# built with mpicc and run by Open MPI's mpirun over the CUDA-aware UCX), so
+# that one call compares them side by side.  Writes NAME/sweep.csv (variant,benchmark,size,value).
 sweep_action() {
     local name=$1 placement=$2 max=$3 variants=$4
     need_prefix || return 1
@@ -363,7 +363,7 @@ run_action() {
     gpu-test) gpu_test_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_COPY_FLAG=1;AMPI_GPU_IPC=0}" ;;
-    sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to none;ompi}" ;;
+    sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" ;;
     host-test) host_test_action ;;
     scale-p2p) scale_osu_action scale-p2p "osu_multi_lat osu_mbw_mr" ;;
     scale-coll) scale_osu_action scale-coll "osu_allreduce osu_bcast osu_allgather osu_alltoall" ;;
