@@ -53,6 +53,23 @@ def read_runs(paths):
     return runs
 
 
+def powers_of_two_axis(pyplot, axis, ticks, label):
+    """A log2 x axis (ODF or GPUs) labelled with plain numbers, and a grid."""
+    axis.set_xscale("log", base=2)
+    axis.set_xticks(ticks)
+    axis.get_xaxis().set_major_formatter(pyplot.matplotlib.ticker.ScalarFormatter())
+    axis.set_xlabel(label)
+    axis.grid(True, which="both", linewidth=0.3)
+
+
+def save_figure(pyplot, figure, path, dpi):
+    """Writes the figure to path and frees it; returns path."""
+    figure.tight_layout()
+    figure.savefig(path, dpi=dpi)
+    pyplot.close(figure)
+    return path
+
+
 def plot_block(pyplot, block, by_mode, out_dir):
     modes = [m for m in ("H", "D", "cpu") if m in by_mode] + sorted(set(by_mode) - {"H", "D", "cpu"})
     figure, axes = pyplot.subplots(2, len(modes), figsize=(5.5 * len(modes), 7), squeeze=False)
@@ -66,20 +83,12 @@ def plot_block(pyplot, block, by_mode, out_dir):
             top.plot(odfs, [p[1] for p in points], style, marker="o", label=label)
             bottom.plot(odfs, [p[2] for p in points], style, marker="o", label=label)
         for axis in (top, bottom):
-            axis.set_xscale("log", base=2)
-            axis.set_xticks([1, 2, 4, 8])
-            axis.get_xaxis().set_major_formatter(pyplot.matplotlib.ticker.ScalarFormatter())
-            axis.set_xlabel("ODF (ranks per GPU)")
-            axis.grid(True, which="both", linewidth=0.3)
+            powers_of_two_axis(pyplot, axis, [1, 2, 4, 8], "ODF (ranks per GPU)")
         top.set_title(f"{block}^3 per unit, {MODE_TITLES.get(mode, mode)}", fontsize=10)
         top.set_ylabel("time per iteration (ms), lower is better")
         bottom.set_ylabel("time in MPI per iteration (ms)")
         top.legend(fontsize=8)
-    figure.tight_layout()
-    path = os.path.join(out_dir, f"jacobi_{block}.png")
-    figure.savefig(path, dpi=110)
-    pyplot.close(figure)
-    return path
+    return save_figure(pyplot, figure, os.path.join(out_dir, f"jacobi_{block}.png"), 110)
 
 
 def read_scaling(paths):
@@ -153,17 +162,9 @@ def plot_scaling(pyplot, chart, block, by_mode, out_dir):
                 axis.set_yscale("log")
             axis.set_ylabel("time per iteration (ms), lower is better")
             axis.set_title(f"weak scaling, {block}^3 per GPU, {MODE_TITLES.get(mode, mode)}", fontsize=10)
-        axis.set_xscale("log", base=2)
-        axis.set_xticks(ticks)
-        axis.get_xaxis().set_major_formatter(pyplot.matplotlib.ticker.ScalarFormatter())
-        axis.set_xlabel("GPUs (units)")
-        axis.grid(True, which="both", linewidth=0.3)
+        powers_of_two_axis(pyplot, axis, ticks, "GPUs (units)")
         axis.legend(fontsize=8)
-    figure.tight_layout()
-    path = os.path.join(out_dir, f"jacobi_{chart}_{block}.png")
-    figure.savefig(path, dpi=100)
-    pyplot.close(figure)
-    return path
+    return save_figure(pyplot, figure, os.path.join(out_dir, f"jacobi_{chart}_{block}.png"), 100)
 
 
 def plot_scaling_charts(pyplot, paths, charts, odfs, out_dir):

@@ -212,22 +212,31 @@ run_one() { # kind(check|perf|strong) library units odf block mode extra-args...
 
 odfs_of() { [ "$1" = ampi ] && echo "$odfs" || echo "$ompi_odfs"; }
 
+# run_matrix KIND BLOCKS: the timed runs of KIND (perf = weak scaling, strong)
+# for every block, unit count, mode (cpu with --cpu), library and ODF.
+run_matrix() {
+    local kind=$1 block units mode lib odf
+    for block in $2; do
+        for units in $units_list; do
+            # The 1-unit strong run is the weak run of the same block.
+            [ "$kind" = strong ] && [ "$units" = 1 ] && [[ " $blocks " == *" $block "* ]] && continue
+            for mode in $modes; do
+                for lib in $libs; do
+                    for odf in $(odfs_of "$lib"); do
+                        # --cpu: every run checked; else "-i N -w N" (split on purpose)
+                        # shellcheck disable=SC2046
+                        run_one "$kind" "$lib" "$units" "$odf" "$block" "$mode" \
+                            $([ $cpu = 1 ] && echo -v || iters_for "$block")
+                    done
+                done
+            done
+        done
+    done
+}
+
 if [ $cpu = 1 ]; then
-    for block in $blocks; do
-        for units in $units_list; do
-            for lib in $libs; do
-                for odf in $(odfs_of "$lib"); do run_one perf "$lib" "$units" "$odf" "$block" cpu -v; done
-            done
-        done
-    done
-    for block in $strong; do
-        for units in $units_list; do
-            [ "$units" = 1 ] && [[ " $blocks " == *" $block "* ]] && continue
-            for lib in $libs; do
-                for odf in $(odfs_of "$lib"); do run_one strong "$lib" "$units" "$odf" "$block" cpu -v; done
-            done
-        done
-    done
+    run_matrix perf "$blocks"
+    run_matrix strong "$strong"
 else
     # Correctness first, on a small grid, for every library, mode and GPU
     # count, with the smallest and the largest ODF.
@@ -242,32 +251,8 @@ else
             done
         done
     fi
-    for block in $blocks; do
-        for units in $units_list; do
-            for mode in $modes; do
-                for lib in $libs; do
-                    # shellcheck disable=SC2046 # "-i N -w N" are two options
-                    for odf in $(odfs_of "$lib"); do
-                        run_one perf "$lib" "$units" "$odf" "$block" "$mode" $(iters_for "$block")
-                    done
-                done
-            done
-        done
-    done
-    for block in $strong; do
-        for units in $units_list; do
-            # The 1-unit strong run is the weak run of the same block.
-            [ "$units" = 1 ] && [[ " $blocks " == *" $block "* ]] && continue
-            for mode in $modes; do
-                for lib in $libs; do
-                    # shellcheck disable=SC2046 # "-i N -w N" are two options
-                    for odf in $(odfs_of "$lib"); do
-                        run_one strong "$lib" "$units" "$odf" "$block" "$mode" $(iters_for "$block")
-                    done
-                done
-            done
-        done
-    done
+    run_matrix perf "$blocks"
+    run_matrix strong "$strong"
 fi
 
 # ---- report --------------------------------------------------------------

@@ -227,8 +227,8 @@ int p2p_progress(void *unused)
      * news before UCX's poll is paid for, yet UCX still gets every few
      * calls (envelopes too big for the ring, and whatever a full ring sent
      * its way).  A payload under way (rendezvous, staging) needs UCX polled
-     * on every call (host bandwidth at 16-512 KiB with the rings on was
-     * below that with AMPI_SHM=0: BENCHMARKS.md, fourth session). */
+     * on every call: it moves only while both sides poll, and a ring that
+     * keeps delivering envelopes would otherwise hold it back. */
     static unsigned ucx_deferred;
     int n = shm_poll(shm_envelope);
     if (n == 0 || ucx_ops_in_flight || ++ucx_deferred >= 4) {
