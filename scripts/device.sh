@@ -51,16 +51,16 @@
 #                            -D/-H checks (DEVICE_GPU_TEST_JACOBI=0: without them)
 #   sweep-dd          ~45 s  issue 3: osu_latency + osu_bw D-D up to 32 MiB under each
 #                            of SWEEP_VARIANTS (route settings, ';'-separated)
-#   sweep-hh          ~70 s  issue 2: osu_latency + osu_bw H-H up to 4 MiB, the same
+#   sweep-hh          ~40 s  issue 2: osu_latency + osu_bw H-H up to 4 MiB, the same
 #                            way, under SWEEP_HH_VARIANTS (default: as built,
 #                            AMPI_SHM=0, ampirun --bind-to=none) and Open MPI
-#   host-test         ~60 s  issue 2: host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
+#   host-test        ~200 s  issue 2: host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
 #                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
 #                            ampirun matrix, and ring/pt2pt_basic under the image's mpirun
 #   Scaling (issue 7; on nvidia-h200-x4/-x8, every GPU of the machine):
 #   scale-p2p         ~70 s  osu_multi_lat + osu_mbw_mr D-D on 2, 4 (, 8) processes, one
 #                            GPU each, all pairs busy, ours and Open MPI (4 runs per count)
-#   scale-coll        ~90 s  osu_allreduce/bcast/allgather/alltoall D-D on every GPU, ours
+#   scale-coll        ~50 s  osu_allreduce/bcast/allgather/alltoall D-D on every GPU, ours
 #                            and Open MPI, nccl_allreduce beside (up to 128 MiB)
 #   scale-jacobi-small ~260 s Jacobi3D weak scaling 192^3 per GPU on 1, 2, 4 (, 8) GPUs,
 #                            H and D, ODF 1/2/4/8, ours and Open MPI (48 runs on x4),
@@ -72,16 +72,21 @@
 #                            run-compare.sh (~8-10 min: split it into the actions above);
 #                            run-experiments.sh (both block sizes, ~6 min); build+test+bench
 #
-# Plan for one 30-minute session (measured in session 3: a call costs ~30 s
-# beyond its command, set-up ~30 s; run each with timeout_s 600 and name .whl
-# in carry):
+# Plan for one 30-minute session (measured in sessions 3 and 4: a call costs
+# ~30 s beyond its command, set-up ~30 s; run each with timeout_s 600 and
+# name .whl in carry).  On nvidia-h200-x2:
 #   call 1: scripts/device.sh gpu-test bench-p2p-dd sweep-dd               ~30+375 s
 #   call 2: scripts/device.sh bench-coll bench-halo bench-p2p-more bench-p2p-mixed
 #                                                                           ~30+500 s
 #   call 3: scripts/device.sh jacobi-small jacobi-large bench-p2p-host      ~30+365 s
-# (~22 min of commands; the budget cuts the last action of a call short, and
-# says so, if the estimates are low.)  A second device.sh in the same call
-# needs its own OUT (e.g. OUT=$OUT/h): each run archives its OUT.
+# On nvidia-h200-x4 (session 4: 393, 400, 531, 207 s per call):
+#   call 1: scripts/device.sh scale-p2p scale-coll sweep-hh scale-jacobi-small
+#   call 2: scripts/device.sh scale-jacobi-large
+#   call 3: DEVICE_GPU_TEST_JACOBI=0 scripts/device.sh gpu-test sweep-hh bench-coll host-test
+#   (gpu-test took 163-168 s there with its 4-GPU cases, host-test 196 s)
+# (the budget cuts the last action of a call short, and says so, if the
+# estimates are low.)  A second device.sh in the same call needs its own OUT
+# (e.g. OUT=$OUT/h): each run archives its OUT.
 # Results come back as $OUT/results.tgz (the tool returns only a few files).
 # Back here: osu/plot.py $OUT/bench-*/results.csv --out DIR and
 # apps/jacobi3d/plot.py $OUT/jacobi-*/jacobi.csv --out DIR (matplotlib: see
@@ -105,7 +110,7 @@ declare -A expected=(
     [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=70 [host-test]=60 [scale-p2p]=70 [scale-coll]=90 [scale-jacobi-small]=260 [scale-jacobi-large]=450
+    [sweep-hh]=40 [host-test]=200 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
