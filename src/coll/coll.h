@@ -45,9 +45,11 @@ enum {
             return env_error(C, err, fn);      \
     } while (0)
 
-/* Count/type/buffer check of one (buf, count, type) argument triple;
- * returns 0 or an error class. */
-static inline int coll_check_buf(const void *buf, int count, MPI_Datatype dt)
+/* Count/type check of a (buf, count, type) argument triple; returns 0 or
+ * an error class.  A call with two buffers of one count and type (the
+ * reductions) checks these once, then each buffer (coll_check_ptr): the
+ * same answer as coll_check_buf on both. */
+static inline int coll_check_type(int count, MPI_Datatype dt)
 {
     if (count < 0)
         return MPI_ERR_COUNT;
@@ -57,11 +59,25 @@ static inline int coll_check_buf(const void *buf, int count, MPI_Datatype dt)
      * gaps or offsets are not handled yet (README lists this) */
     if (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt))
         return MPI_ERR_UNSUPPORTED_OPERATION;
+    return MPI_SUCCESS;
+}
+
+/* The buffer of a triple that passed coll_check_type. */
+static inline int coll_check_ptr(const void *buf, int count, MPI_Datatype dt)
+{
     if (count > 0 && dt_size(dt) > 0 && (!buf || buf == MPI_IN_PLACE))
         return MPI_ERR_BUFFER;
     /* device buffers are fine: coll_dev.h; reductions check their op with
      * coll_dev_check_op */
     return MPI_SUCCESS;
+}
+
+/* Count/type/buffer check of one (buf, count, type) argument triple;
+ * returns 0 or an error class. */
+static inline int coll_check_buf(const void *buf, int count, MPI_Datatype dt)
+{
+    int err = coll_check_type(count, dt);
+    return err ? err : coll_check_ptr(buf, count, dt);
 }
 
 /* Same for a vector argument (counts[], displs[] of `n` ranks). */

@@ -150,20 +150,49 @@ static int halving_doubling(ar_t *a, int v, const void *mine)
     return err;
 }
 
+/* recursive_doubling's one step for two ranks, not in place, without its
+ * set-up (ar_t, the fold, the choice of algorithm: half the instructions
+ * of a small two-rank Allreduce outside the messages).  The same messages
+ * and operand order: rank 0's data on the left. */
+static __attribute__((noinline)) int allreduce_pair(p2p_rank_t *r, comm_t *c, const void *in, void *out,
+                                                    size_t count, size_t bytes, const coll_op_t *op, int tag)
+{
+    int peer = 1 - c->rank, err;
+    coll_xchg_t x;
+    if (c->rank == 0) { /* the peer's data lands in out, ours goes on its left */
+        coll_xchg_start(&x, r, c, in, bytes, peer, out, bytes, peer, tag);
+        err = coll_xchg_finish(&x);
+        coll_op_apply(op, in, out, count);
+        return err;
+    }
+    _Alignas(64) unsigned char small[SMALL_BYTES];
+    void *tmp = bytes <= SMALL_BYTES && !gpu_enabled() ? small : coll_scratch(bytes, out);
+    coll_xchg_start(&x, r, c, in, bytes, peer, tmp, bytes, peer, tag);
+    coll_copy(out, in, bytes); /* ours to out while the messages travel */
+    err = coll_xchg_finish(&x);
+    coll_op_apply(op, tmp, out, count);
+    if (tmp != small)
+        coll_scratch_free(tmp);
+    return err;
+}
+
 /* out = op over every rank's `in` (in == out: in place). */
 static int allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                      const coll_op_t *op, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
-    _Alignas(64) unsigned char small[SMALL_BYTES]; /* not in a: its initialiser would clear it */
-    ar_t a = { .r = r, .c = c, .op = op, .dt = dt, .count = count, .bytes = coll_bytes(count, dt), .acc = out,
-               .tag = tag, .small = small };
-    if (n == 1 || a.bytes == 0) {
-        coll_copy(out, in, a.bytes);
+    size_t bytes = coll_bytes(count, dt);
+    if (n == 1 || bytes == 0) {
+        coll_copy(out, in, bytes);
         return MPI_SUCCESS;
     }
-    if (a.bytes >= LOCAL_MIN_BYTES && coll_all_local(c))
+    if (bytes >= LOCAL_MIN_BYTES && coll_all_local(c))
         return coll_local_reduce(r, c, in, out, count, dt, op, 0, true, tag);
+    if (n == 2 && bytes < HALVING_MIN_BYTES_PAIR && in != out) /* below it two ranks never halve */
+        return allreduce_pair(r, c, in, out, count, bytes, op, tag);
+    _Alignas(64) unsigned char small[SMALL_BYTES]; /* not in a: its initialiser would clear it */
+    ar_t a = { .r = r, .c = c, .op = op, .dt = dt, .count = count, .bytes = bytes, .acc = out, .tag = tag,
+               .small = small };
     a.pof2 = 1;
     while (a.pof2 * 2 <= n)
         a.pof2 *= 2;
@@ -207,9 +236,11 @@ static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  coll_op_t *o)
 {
     *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int err = coll_check_buf(*in, count, datatype);
+    int err = coll_check_type(count, datatype); /* once for both buffers */
     if (!err)
-        err = coll_check_buf(recvbuf, count, datatype);
+        err = coll_check_ptr(*in, count, datatype);
+    if (!err)
+        err = coll_check_ptr(recvbuf, count, datatype);
     if (!err)
         err = coll_op_resolve(op, datatype, o);
     if (!err)
@@ -226,8 +257,12 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     coll_op_t o;
     int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
-    coll_nccl_call_t nc = { COLL_NCCL_ALLREDUCE, in, recvbuf, (size_t)count, datatype, op, 0 };
-    if (!coll_nccl_try(r, c, &nc, &err))
+    bool done = false;
+    if (UTIL_UNLIKELY(gpu_enabled())) { /* host buffers pay this one test */
+        coll_nccl_call_t nc = { COLL_NCCL_ALLREDUCE, in, recvbuf, (size_t)count, datatype, op, 0 };
+        done = coll_nccl_try(r, c, &nc, &err);
+    }
+    if (!done)
         err = allreduce(r, c, in, recvbuf, (size_t)count, datatype, &o, COLL_TAG_ALLREDUCE);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
     return MPI_SUCCESS;

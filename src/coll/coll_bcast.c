@@ -34,15 +34,23 @@ static bool flat_wanted(const comm_t *c, const void *buf, size_t bytes)
            p2p_is_device(buf, bytes);
 }
 
+/* Communicator rank of relative rank v (0 <= v < n): a compare, where a
+ * % n is an integer division (tens of cycles, on the latency path). */
+static inline int abs_rank(int v, int root, int n) { return v + root >= n ? v + root - n : v + root; }
+
 int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
 {
-    int n = c->size, me = (c->rank - root + n) % n, err = MPI_SUCCESS;
+    int n = c->size, me = c->rank - root, err = MPI_SUCCESS;
     if (n == 1 || bytes == 0)
         return MPI_SUCCESS;
+    if (n == 2) /* the tree of two, without walking it */
+        return me ? coll_recv(r, c, buf, bytes, root, tag) : coll_send(r, c, buf, bytes, 1 - root, tag);
+    if (me < 0)
+        me += n;
     int mask = 1;
     while (mask < n) {
         if (me & mask) {
-            err = coll_recv(r, c, buf, bytes, (me - mask + root) % n, tag);
+            err = coll_recv(r, c, buf, bytes, abs_rank(me - mask, root, n), tag);
             break;
         }
         mask <<= 1;
@@ -51,15 +59,17 @@ int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int 
     int children = 0;
     for (int m = mask >> 1; m > 0; m >>= 1)
         children += me + m < n;
+    if (children == 0) /* a leaf: half the ranks, and the receiver of two */
+        return err;
     if (children == 1) { /* two ranks, and the leaves' parents: one send, its request on the stack */
-        int serr = coll_send(r, c, buf, bytes, (me + 1 + root) % n, tag);
+        int serr = coll_send(r, c, buf, bytes, abs_rank(me + 1, root, n), tag);
         return err ? err : serr;
     }
     p2p_req_t *reqs[32];
     int nreq = 0;
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (me + mask < n)
-            reqs[nreq++] = coll_isend(r, c, buf, bytes, (me + mask + root) % n, tag);
+            reqs[nreq++] = coll_isend(r, c, buf, bytes, abs_rank(me + mask, root, n), tag);
     int serr = coll_waitall(reqs, nreq);
     return err ? err : serr;
 }
@@ -78,10 +88,17 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int err = check(c, buffer, count, datatype, root);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     size_t bytes = coll_bytes((size_t)count, datatype);
-    coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, bytes, MPI_BYTE, MPI_OP_NULL, root };
-    if (flat_wanted(c, buffer, bytes))
-        err = bcast_flat(r, c, buffer, bytes, root, COLL_TAG_BCAST);
-    else if (!coll_nccl_try(r, c, &nc, &err))
+    bool done = false;
+    if (UTIL_UNLIKELY(gpu_enabled())) { /* device buffers only; host ones pay one test */
+        coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, bytes, MPI_BYTE, MPI_OP_NULL, root };
+        if (flat_wanted(c, buffer, bytes)) {
+            err = bcast_flat(r, c, buffer, bytes, root, COLL_TAG_BCAST);
+            done = true;
+        } else {
+            done = coll_nccl_try(r, c, &nc, &err);
+        }
+    }
+    if (!done)
         err = coll_bcast(r, c, buffer, bytes, root, COLL_TAG_BCAST);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     return MPI_SUCCESS;

@@ -52,7 +52,7 @@ void *coll_scratch(size_t bytes, const void *like)
     return p;
 }
 
-void coll_scratch_free(void *p)
+void coll_scratch_free_any(void *p)
 {
     if (p && !(gpu_enabled() && gpu_dev_free(p)))
         coll_host_scratch_free(p);
@@ -126,7 +126,7 @@ static bool device_pair(const coll_op_t *o, gpu_op_t *op, gpu_elem_t *elem)
     return false;
 }
 
-int coll_dev_check_op(const coll_op_t *o, const void *a, const void *b)
+int coll_dev_check_op_any(const coll_op_t *o, const void *a, const void *b)
 {
     static const char *const reasons[] = {
         "user-defined reduction operations (MPI_Op_create) on device buffers",

@@ -33,13 +33,25 @@ void coll_dev_copy(void *dst, const void *src, size_t bytes);
  * never NULL (aborts the job when out of memory).  coll_scratch_free
  * takes either kind, and NULL. */
 void *coll_scratch(size_t bytes, const void *like);
-void coll_scratch_free(void *p);
+void coll_scratch_free_any(void *p);
+/* NULL (no scratch was needed: the common case of small reductions) in line. */
+static inline void coll_scratch_free(void *p)
+{
+    if (p)
+        coll_scratch_free_any(p);
+}
 
 /* MPI_SUCCESS, or MPI_ERR_UNSUPPORTED_OPERATION (with a message saying why)
  * when buffer a or b (either may be NULL) is device memory and the op has
  * no device kernel: user-defined ops, long double types, a library built
  * without nvcc.  Called by the reductions' argument checks. */
-int coll_dev_check_op(const struct coll_op *o, const void *a, const void *b);
+int coll_dev_check_op_any(const struct coll_op *o, const void *a, const void *b);
+/* Without a GPU every buffer is host memory: answered in line (the
+ * reductions' argument checks run on every call). */
+static inline int coll_dev_check_op(const struct coll_op *o, const void *a, const void *b)
+{
+    return UTIL_UNLIKELY(gpu_enabled()) ? coll_dev_check_op_any(o, a, b) : MPI_SUCCESS;
+}
 
 /* inout = in op inout on the device when either operand is device memory
  * (a host operand is staged through device scratch); returns false, doing

@@ -43,7 +43,7 @@ int coll_op_resolve(MPI_Op op, MPI_Datatype dt, coll_op_t *out)
     return out->kernel ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
-void coll_op_apply(const coll_op_t *o, const void *in, void *inout, size_t count)
+void coll_op_apply_any(const coll_op_t *o, const void *in, void *inout, size_t count)
 {
     if (UTIL_UNLIKELY(gpu_enabled()) && coll_dev_apply(o, in, inout, count))
         return; /* an operand in device memory: a kernel on its GPU */

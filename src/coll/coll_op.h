@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "mpi.h"
+#include "gpu/gpu.h"
 
 /* inout[i] = in[i] op inout[i] for i < count (MPI's operand order). */
 typedef void coll_kernel_t(const void *in, void *inout, size_t count);
@@ -26,7 +27,17 @@ coll_kernel_t *coll_op_kernel(MPI_Op op, MPI_Datatype dt);
 int coll_op_resolve(MPI_Op op, MPI_Datatype dt, coll_op_t *out);
 
 /* inout = in op inout over count elements. */
-void coll_op_apply(const coll_op_t *o, const void *in, void *inout, size_t count);
+void coll_op_apply_any(const coll_op_t *o, const void *in, void *inout, size_t count);
+/* A predefined op on host data (no GPU in use) calls its kernel in line:
+ * for the few elements of a latency-bound reduction the call in between
+ * cost as much as the kernel. */
+static inline void coll_op_apply(const coll_op_t *o, const void *in, void *inout, size_t count)
+{
+    if (__builtin_expect(!gpu_enabled() && o->kernel != NULL, 1))
+        o->kernel(in, inout, count);
+    else
+        coll_op_apply_any(o, in, inout, count);
+}
 
 /* Combines own data *acc with a partner's *other so that the lower-ranked
  * operand is on the left whatever the op (non-commutative user ops, and

@@ -4,6 +4,7 @@
 #ifndef AMPI_COLL_P2P_H
 #define AMPI_COLL_P2P_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "pt2pt/p2p.h"
 
@@ -21,6 +22,8 @@ int coll_waitall(p2p_req_t **reqs, int n);
  * messages (completed only when matched) cannot wait on each other. */
 typedef struct coll_xchg {
     p2p_req_t rq, sq;
+    bool sent; /* the send went without a request (sq unused): its error class in serr */
+    int serr;
 } coll_xchg_t;
 void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst,
                      void *rbuf, size_t rbytes, int src, int tag);

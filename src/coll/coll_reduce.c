@@ -147,6 +147,9 @@ int coll_local_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_
     return err;
 }
 
+/* Communicator rank of tree rank v (0 <= v < n) of a tree rooted at base. */
+static inline int abs_rank(int v, int base, int n) { return v + base >= n ? v + base - n : v + base; }
+
 int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                 const coll_op_t *op, int root, int tag)
 {
@@ -159,18 +162,33 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
     }
     if (bytes >= LOCAL_MIN_BYTES && coll_all_local(c))
         return coll_local_reduce(r, c, in, out, count, dt, op, root, false, tag);
+    if (n == 2 && op->commute && in != out) {
+        /* what the tree below does for two ranks, without walking it: the
+         * other rank sends its input, the root receives it into out and
+         * reduces its own input onto it */
+        if (me != root)
+            return coll_send(r, c, in, bytes, root, tag);
+        err = coll_recv(r, c, out, bytes, 1 - root, tag);
+        coll_op_apply(op, in, out, count);
+        return err;
+    }
     int base = op->commute ? root : 0; /* the tree's root */
-    int v = (me - base + n) % n;
-    segs_t s = { .per = n == 2 ? count : SEG_BYTES / (size_t)dt_extent(dt), .count = count, .dt = dt };
-    s.per = s.per == 0 ? 1 : s.per > count ? count : s.per;
-    s.n = (count + s.per - 1) / s.per;
+    int v = me >= base ? me - base : me - base + n; /* no % n: a division is tens of cycles */
+    segs_t s = { .per = count, .n = 1, .count = count, .dt = dt };
+    /* two ranks, or at most a segment (count <= SEG_BYTES / extent, as
+     * extent == size): one message, without the divisions below */
+    if (n > 2 && bytes > SEG_BYTES) {
+        s.per = SEG_BYTES / (size_t)dt_extent(dt);
+        s.per = s.per == 0 ? 1 : s.per > count ? count : s.per;
+        s.n = (count + s.per - 1) / s.per;
+    }
     const void *mine = in; /* our partial result so far */
     /* scratch in `in`'s memory kind; the root of a commutative op sums
      * straight into `out` */
     void *acc = NULL, *acc_buf = NULL, *tmp = NULL;
     for (int mask = 1; mask < n; mask <<= 1) {
         if (v & mask) {
-            coll_keep_err(&err, send_segs(r, c, mine, &s, (v - mask + base) % n, tag));
+            coll_keep_err(&err, send_segs(r, c, mine, &s, abs_rank(v - mask, base, n), tag));
             break;
         }
         if (v + mask < n) {
@@ -184,7 +202,7 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
             }
             if (!first && !tmp)
                 tmp = coll_scratch(bytes, in);
-            coll_keep_err(&err, recv_reduce(r, c, acc, first, &s, op, tmp, (v + mask + base) % n, tag));
+            coll_keep_err(&err, recv_reduce(r, c, acc, first, &s, op, tmp, abs_rank(v + mask, base, n), tag));
             mine = acc;
         }
     }
@@ -207,9 +225,11 @@ static int check(const comm_t *c, const void *sendbuf, void *recvbuf, int count,
         return MPI_ERR_ROOT;
     bool am_root = c->rank == root;
     *in = am_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int err = coll_check_buf(*in, count, datatype);
+    int err = coll_check_type(count, datatype); /* once for both buffers */
+    if (!err)
+        err = coll_check_ptr(*in, count, datatype);
     if (!err && am_root)
-        err = coll_check_buf(recvbuf, count, datatype);
+        err = coll_check_ptr(recvbuf, count, datatype);
     if (!err)
         err = coll_op_resolve(op, datatype, o);
     if (!err)
@@ -226,8 +246,12 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     coll_op_t o;
     int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &in, &o);
     COLL_CHECK(c, err, err, "MPI_Reduce");
-    coll_nccl_call_t nc = { COLL_NCCL_REDUCE, in, recvbuf, (size_t)count, datatype, op, root };
-    if (!coll_nccl_try(r, c, &nc, &err))
+    bool done = false;
+    if (UTIL_UNLIKELY(gpu_enabled())) { /* host buffers pay this one test */
+        coll_nccl_call_t nc = { COLL_NCCL_REDUCE, in, recvbuf, (size_t)count, datatype, op, root };
+        done = coll_nccl_try(r, c, &nc, &err);
+    }
+    if (!done)
         err = coll_reduce(r, c, in, recvbuf, (size_t)count, datatype, &o, root, COLL_TAG_REDUCE);
     COLL_CHECK(c, err, err, "MPI_Reduce");
     return MPI_SUCCESS;

@@ -49,6 +49,7 @@
 #include <stdint.h>
 #include "mpi.h"
 #include "comm/comm.h"
+#include "gpu/gpu.h"
 #include "pt2pt/p2p_match.h"
 #include "rank/rank_ult.h"
 #include "shm/shm.h"
@@ -222,7 +223,14 @@ static inline p2p_rank_t *p2p_self(void)
 }
 static inline bool p2p_is_local(int world) { return world >= p2p_proc.first && world < p2p_proc.first + p2p_proc.nlocal; }
 static inline p2p_rank_t *p2p_local(int world) { return &p2p_proc.ranks[world - p2p_proc.first]; }
-int p2p_proc_of(int world);
+/* The process of a world rank: from a table (p2p_proc.c) in line, as every
+ * send to another process asks; computed where there is no table. */
+extern int *p2p_proc_of_table;
+int p2p_proc_of_computed(int world);
+static inline int p2p_proc_of(int world)
+{
+    return __builtin_expect(p2p_proc_of_table != NULL, 1) ? p2p_proc_of_table[world] : p2p_proc_of_computed(world);
+}
 
 /* requests */
 p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind);
@@ -272,8 +280,20 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
  * back): into q, or through matching when q is NULL. */
 void p2p_enter(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
 void p2p_msg_free(p2p_msg_t *msg);
-/* Fill a matched receive's status; returns the bytes to copy (truncated). */
-size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size);
+/* Fill a matched receive's status; returns the bytes to copy (truncated).
+ * In line: every delivery does it, and a call cost as much. */
+static inline size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size)
+{
+    size_t n = size;
+    rq->status.MPI_SOURCE = src;
+    rq->status.MPI_TAG = tag;
+    if (__builtin_expect(n > rq->bytes, 0)) {
+        n = rq->bytes;
+        rq->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+    }
+    rq->status.ampi_count = (long long)n;
+    return n;
+}
 
 /* Send an envelope to process proc: through its shared-memory ring when it
  * has one with room (shm.h; done at once, rc 0), else as ucx_send_envelope.
@@ -298,8 +318,14 @@ void p2p_env_free(void *wire);
 size_t p2p_env_max(void); /* the longest envelope: header + eager limit */
 void p2p_env_pool_drain(void); /* at exit */
 
-/* device buffers (p2p_gpu.c) */
-bool p2p_is_device(const void *buf, size_t bytes);
+/* device buffers (p2p_gpu.c).  Every send and receive asks, and every
+ * collective step: the answer without a GPU (or for 0 bytes) is given in
+ * line, a call cost more than that test. */
+bool p2p_classify_device(const void *buf, size_t bytes);
+static inline bool p2p_is_device(const void *buf, size_t bytes)
+{
+    return __builtin_expect(gpu_enabled(), 0) && bytes != 0 && p2p_classify_device(buf, bytes);
+}
 /* Copy n bytes (any memory kinds) asynchronously; when done, finish one part
  * of a and of b (either may be NULL) and free(free_after). */
 void p2p_copy_then_complete(void *dst, const void *src, size_t n, p2p_req_t *a, p2p_req_t *b, void *free_after);
@@ -351,6 +377,13 @@ static inline void p2p_idle(void)
 }
 void p2p_wait_complete(p2p_req_t *q); /* block the calling rank until q completes */
 void p2p_poll(void);                  /* progress once and let other ranks run */
+
+/* A blocking standard send of `bytes` (<= P2P_INLINE_MAX and the eager
+ * limit) of host memory to world rank dst_world of another process, on
+ * context ctx of c, without a request (p2p_api_send.c); returns an MPI
+ * error class. */
+int p2p_send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx, const void *buf, size_t bytes,
+                          int dst_world, int tag);
 
 /* The compact envelope of rank r's next small eager send to dst_world on c
  * (takes its sequence number). */

@@ -101,29 +101,54 @@ static void small_sent(ucx_op_t *op, int status, size_t len)
         rank_wake(s->waiter);
 }
 
-/* A blocking standard send of a few host bytes to another process: the
- * commonest latency-bound case.  It needs no request -- the call returns once
- * UCX has the bytes, which for a short message is before ucx_send_envelope
- * returns -- so it skips request set-up, completion counting and clean-up
- * (about a third of the instructions of a small MPI_Send).  The envelope is
- * the compact one (p2p_wire_short_t), as send_remote's for small data. */
-static int send_small_remote(p2p_rank_t *r, const comm_t *c, const void *buf, size_t bytes, int dst_world,
-                             int tag)
+/* send_small_remote's way when the ring to the destination is full or
+ * absent: UCX, from a contiguous copy of envelope and data on this stack
+ * (out of line: the ring's way needs none of this frame). */
+static __attribute__((noinline)) int send_small_ucx(int proc, const p2p_wire_short_t *h, const void *buf,
+                                                    size_t bytes)
 {
     small_send_t s;
-    s.h = p2p_wire_short_next(r, c, tag, dst_world);
+    s.h = *h;
     if (bytes) /* a 0-byte send may pass NULL */
         memcpy(s.data, buf, bytes);
     s.op.done = small_sent;
     s.done = false;
     s.waiter = rank_self();
-    int rc = p2p_env_send(p2p_proc_of(dst_world), &s.h, sizeof s.h + bytes, NULL, 0, &s.op, NULL);
+    int rc = ucx_send_envelope(proc, &s.h, sizeof s.h + bytes, NULL, 0, &s.op, NULL);
     if (UTIL_UNLIKELY(rc == 1)) { /* UCX kept it: wait, the bytes live on this stack */
         while (!s.done)
             p2p_idle();
         rc = s.status;
     }
     return UTIL_UNLIKELY(rc < 0) ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* A blocking standard send of a few host bytes to another process: the
+ * commonest latency-bound case.  It needs no request -- the call returns once
+ * UCX has the bytes, which for a short message is before ucx_send_envelope
+ * returns -- so it skips request set-up, completion counting and clean-up
+ * (about a third of the instructions of a small MPI_Send).  The envelope is
+ * the compact one (p2p_wire_short_t), as send_remote's for small data.
+ * p2p_env_send, spelt out: the ring takes envelope and data as two pieces,
+ * no copy onto this stack first.  Also the collectives' small steps
+ * (p2p_send_small_remote, below), on their context; always inlined, so that
+ * MPI_Send keeps it in line. */
+static inline __attribute__((always_inline)) int send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx,
+                                                                  const void *buf, size_t bytes, int dst_world,
+                                                                  int tag)
+{
+    p2p_wire_short_t h = p2p_wire_short_next(r, c, tag, dst_world);
+    h.ctx = ctx;
+    int proc = p2p_proc_of(dst_world);
+    if (shm_send(proc, &h, sizeof h, buf, bytes))
+        return MPI_SUCCESS;
+    return send_small_ucx(proc, &h, buf, bytes);
+}
+
+int p2p_send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx, const void *buf, size_t bytes,
+                          int dst_world, int tag)
+{
+    return send_small_remote(r, c, ctx, buf, bytes, dst_world, tag);
 }
 
 /* A blocking send to a rank of this process whose matching receive is
@@ -164,7 +189,7 @@ static int send_common(const void *buf, int count, MPI_Datatype dt, int dest, in
             if (!p2p_is_device(buf, bytes) && send_local_posted(c, buf, bytes, p2p_local(dst), tag))
                 return MPI_SUCCESS;
         } else if (bytes <= P2P_INLINE_MAX && bytes <= p2p_proc.eager_limit && !p2p_is_device(buf, bytes)) {
-            err = send_small_remote(r, c, buf, bytes, dst, tag);
+            err = send_small_remote(r, c, c->ctx, buf, bytes, dst, tag);
             return UTIL_UNLIKELY(err) ? env_error(c, err, func) : MPI_SUCCESS;
         }
     }

@@ -18,10 +18,8 @@ typedef struct p2p_copy {
     void *then_arg;
 } p2p_copy_t;
 
-bool p2p_is_device(const void *buf, size_t bytes)
+bool p2p_classify_device(const void *buf, size_t bytes)
 {
-    if (!gpu_enabled() || bytes == 0)
-        return false;
     gpu_mem_t m;
     gpu_classify(buf, bytes, &m);
     return m.kind == GPU_MEM_DEVICE;

@@ -16,19 +16,14 @@ p2p_proc_t p2p_proc;
  * PROC_OF_TABLE_MAX ranks; beyond that the table would cost more memory
  * than it saves time). */
 #define PROC_OF_TABLE_MAX (1 << 20)
-static int *proc_of_table;
+int *p2p_proc_of_table; /* read in line by p2p_proc_of (p2p.h) */
 
-int p2p_proc_of(int world)
-{
-    if (UTIL_LIKELY(proc_of_table != NULL))
-        return proc_of_table[world];
-    return rank_place_proc(p2p_proc.nranks, p2p_proc.nprocs, world);
-}
+int p2p_proc_of_computed(int world) { return rank_place_proc(p2p_proc.nranks, p2p_proc.nprocs, world); }
 
 static void proc_of_table_init(void)
 {
-    free(proc_of_table);
-    proc_of_table = NULL;
+    free(p2p_proc_of_table);
+    p2p_proc_of_table = NULL;
     if (p2p_proc.nprocs < 2 || p2p_proc.nranks > PROC_OF_TABLE_MAX)
         return;
     int *t = malloc((size_t)p2p_proc.nranks * sizeof *t);
@@ -36,7 +31,7 @@ static void proc_of_table_init(void)
         return; /* computed on each call instead */
     for (int w = 0; w < p2p_proc.nranks; w++)
         t[w] = rank_place_proc(p2p_proc.nranks, p2p_proc.nprocs, w);
-    proc_of_table = t;
+    p2p_proc_of_table = t;
 }
 
 /* ---- envelope intake (runs inside UCX's AM callback, see ucx.h) ----

@@ -7,19 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size)
-{
-    size_t n = size;
-    rq->status.MPI_SOURCE = src;
-    rq->status.MPI_TAG = tag;
-    if (n > rq->bytes) {
-        n = rq->bytes;
-        rq->status.MPI_ERROR = MPI_ERR_TRUNCATE;
-    }
-    rq->status.ampi_count = (long long)n;
-    return n;
-}
-
 /* Remote envelopes are received into [p2p_msg_t][wire header][data]; the
  * struct in front turns the buffer into an unexpected message in place. */
 size_t p2p_env_max(void) { return sizeof(p2p_wire_hdr_t) + p2p_proc.eager_limit; }
