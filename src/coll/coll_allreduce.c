@@ -65,6 +65,22 @@ static void tmp_free(ar_t *a)
         coll_scratch_free(a->tmp);
 }
 
+/* One exchange with peer from our data `mine` (not acc) into acc = the
+ * lower rank's data op the higher's: a higher peer's data lands in acc and
+ * ours is reduced onto it; a lower one's lands in tmp while ours is copied
+ * to acc as the messages travel. */
+static int first_step(p2p_rank_t *r, comm_t *c, const void *mine, void *acc, void *tmp, size_t bytes, size_t count,
+                      const coll_op_t *op, int peer, bool lower, int tag)
+{
+    coll_xchg_t x;
+    coll_xchg_start(&x, r, c, mine, bytes, peer, lower ? tmp : acc, bytes, peer, tag);
+    if (lower)
+        coll_copy(acc, mine, bytes);
+    int err = coll_xchg_finish(&x);
+    coll_op_apply(op, lower ? tmp : mine, acc, count);
+    return err;
+}
+
 /* The whole vector log2(p) times.  `mine` holds our data: the first step
  * sends from it; when it is not acc, a higher partner's data lands in acc
  * and ours is reduced onto it (ours on the left, no copy).  Later steps
@@ -78,13 +94,10 @@ static int recursive_doubling(ar_t *a, int v, const void *mine)
         int peer = real_rank(a, v ^ mask);
         bool lower = peer < a->c->rank;
         if (mine != a->acc) {
-            void *into = lower ? (tmp = tmp_of(a)) : a->acc;
-            coll_xchg_t x;
-            coll_xchg_start(&x, a->r, a->c, mine, a->bytes, peer, into, a->bytes, peer, a->tag);
-            if (lower) /* peer op ours: ours goes to acc while the messages travel */
-                coll_copy(a->acc, mine, a->bytes);
-            coll_keep_err(&err, coll_xchg_finish(&x));
-            coll_op_apply(a->op, lower ? tmp : mine, a->acc, a->count);
+            if (lower)
+                tmp = tmp_of(a);
+            coll_keep_err(&err, first_step(a->r, a->c, mine, a->acc, tmp, a->bytes, a->count, a->op, peer, lower,
+                                           a->tag));
             mine = a->acc;
             continue;
         }
@@ -150,27 +163,16 @@ static int halving_doubling(ar_t *a, int v, const void *mine)
     return err;
 }
 
-/* recursive_doubling's one step for two ranks, not in place, without its
- * set-up (ar_t, the fold, the choice of algorithm: half the instructions
- * of a small two-rank Allreduce outside the messages).  The same messages
- * and operand order: rank 0's data on the left. */
+/* recursive_doubling for two ranks, not in place, without its set-up
+ * (ar_t, the fold, the choice of algorithm: half the instructions of a
+ * small two-rank Allreduce outside the messages): its one step. */
 static __attribute__((noinline)) int allreduce_pair(p2p_rank_t *r, comm_t *c, const void *in, void *out,
                                                     size_t count, size_t bytes, const coll_op_t *op, int tag)
 {
-    int peer = 1 - c->rank, err;
-    coll_xchg_t x;
-    if (c->rank == 0) { /* the peer's data lands in out, ours goes on its left */
-        coll_xchg_start(&x, r, c, in, bytes, peer, out, bytes, peer, tag);
-        err = coll_xchg_finish(&x);
-        coll_op_apply(op, in, out, count);
-        return err;
-    }
+    bool lower = c->rank == 1; /* the peer is lower */
     _Alignas(64) unsigned char small[SMALL_BYTES];
-    void *tmp = bytes <= SMALL_BYTES && !gpu_enabled() ? small : coll_scratch(bytes, out);
-    coll_xchg_start(&x, r, c, in, bytes, peer, tmp, bytes, peer, tag);
-    coll_copy(out, in, bytes); /* ours to out while the messages travel */
-    err = coll_xchg_finish(&x);
-    coll_op_apply(op, tmp, out, count);
+    void *tmp = !lower ? NULL : bytes <= SMALL_BYTES && !gpu_enabled() ? small : coll_scratch(bytes, out);
+    int err = first_step(r, c, in, out, tmp, bytes, count, op, 1 - c->rank, lower, tag);
     if (tmp != small)
         coll_scratch_free(tmp);
     return err;

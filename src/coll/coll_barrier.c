@@ -8,9 +8,8 @@ static int barrier(p2p_rank_t *r, comm_t *c, int base)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     for (int dist = 1, round = 0; dist < n; dist <<= 1, round++) {
-        /* (me +- dist) mod n by a compare: % is a division, tens of cycles */
-        int to = me + dist >= n ? me + dist - n : me + dist, from = me >= dist ? me - dist : me - dist + n;
-        coll_keep_err(&err, coll_sendrecv(r, c, NULL, 0, to, NULL, 0, from, base + round));
+        coll_keep_err(&err, coll_sendrecv(r, c, NULL, 0, coll_mod_add(me, dist, n), NULL, 0,
+                                          coll_mod_add(me, n - dist, n), base + round));
     }
     return err;
 }

@@ -22,7 +22,7 @@ static int bcast_flat(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int roo
     p2p_req_t *reqs[BCAST_FLAT_MAX_RANKS];
     int nreq = 0;
     for (int i = 1; i < c->size; i++)
-        reqs[nreq++] = coll_isend(r, c, buf, bytes, (root + i) % c->size, tag);
+        reqs[nreq++] = coll_isend(r, c, buf, bytes, coll_mod_add(root, i, c->size), tag);
     return coll_waitall(reqs, nreq);
 }
 
@@ -34,23 +34,18 @@ static bool flat_wanted(const comm_t *c, const void *buf, size_t bytes)
            p2p_is_device(buf, bytes);
 }
 
-/* Communicator rank of relative rank v (0 <= v < n): a compare, where a
- * % n is an integer division (tens of cycles, on the latency path). */
-static inline int abs_rank(int v, int root, int n) { return v + root >= n ? v + root - n : v + root; }
-
 int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
 {
-    int n = c->size, me = c->rank - root, err = MPI_SUCCESS;
+    int n = c->size, err = MPI_SUCCESS;
     if (n == 1 || bytes == 0)
         return MPI_SUCCESS;
     if (n == 2) /* the tree of two, without walking it */
-        return me ? coll_recv(r, c, buf, bytes, root, tag) : coll_send(r, c, buf, bytes, 1 - root, tag);
-    if (me < 0)
-        me += n;
+        return c->rank != root ? coll_recv(r, c, buf, bytes, root, tag) : coll_send(r, c, buf, bytes, 1 - root, tag);
+    int me = coll_mod_add(c->rank, n - root, n); /* relative to the root */
     int mask = 1;
     while (mask < n) {
         if (me & mask) {
-            err = coll_recv(r, c, buf, bytes, abs_rank(me - mask, root, n), tag);
+            err = coll_recv(r, c, buf, bytes, coll_mod_add(me - mask, root, n), tag);
             break;
         }
         mask <<= 1;
@@ -62,14 +57,14 @@ int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int 
     if (children == 0) /* a leaf: half the ranks, and the receiver of two */
         return err;
     if (children == 1) { /* two ranks, and the leaves' parents: one send, its request on the stack */
-        int serr = coll_send(r, c, buf, bytes, abs_rank(me + 1, root, n), tag);
+        int serr = coll_send(r, c, buf, bytes, coll_mod_add(me + 1, root, n), tag);
         return err ? err : serr;
     }
     p2p_req_t *reqs[32];
     int nreq = 0;
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (me + mask < n)
-            reqs[nreq++] = coll_isend(r, c, buf, bytes, abs_rank(me + mask, root, n), tag);
+            reqs[nreq++] = coll_isend(r, c, buf, bytes, coll_mod_add(me + mask, root, n), tag);
     int serr = coll_waitall(reqs, nreq);
     return err ? err : serr;
 }

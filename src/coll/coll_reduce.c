@@ -147,9 +147,6 @@ int coll_local_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_
     return err;
 }
 
-/* Communicator rank of tree rank v (0 <= v < n) of a tree rooted at base. */
-static inline int abs_rank(int v, int base, int n) { return v + base >= n ? v + base - n : v + base; }
-
 int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                 const coll_op_t *op, int root, int tag)
 {
@@ -173,7 +170,7 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
         return err;
     }
     int base = op->commute ? root : 0; /* the tree's root */
-    int v = me >= base ? me - base : me - base + n; /* no % n: a division is tens of cycles */
+    int v = coll_mod_add(me, n - base, n); /* tree rank */
     segs_t s = { .per = count, .n = 1, .count = count, .dt = dt };
     /* two ranks, or at most a segment (count <= SEG_BYTES / extent, as
      * extent == size): one message, without the divisions below */
@@ -188,7 +185,7 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
     void *acc = NULL, *acc_buf = NULL, *tmp = NULL;
     for (int mask = 1; mask < n; mask <<= 1) {
         if (v & mask) {
-            coll_keep_err(&err, send_segs(r, c, mine, &s, abs_rank(v - mask, base, n), tag));
+            coll_keep_err(&err, send_segs(r, c, mine, &s, coll_mod_add(v - mask, base, n), tag));
             break;
         }
         if (v + mask < n) {
@@ -202,7 +199,7 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
             }
             if (!first && !tmp)
                 tmp = coll_scratch(bytes, in);
-            coll_keep_err(&err, recv_reduce(r, c, acc, first, &s, op, tmp, abs_rank(v + mask, base, n), tag));
+            coll_keep_err(&err, recv_reduce(r, c, acc, first, &s, op, tmp, coll_mod_add(v + mask, base, n), tag));
             mine = acc;
         }
     }
