@@ -82,7 +82,7 @@ else
     units_list=$(for u in $units_list; do [ "$u" -le "$ngpu" ] && echo "$u"; done | tr '\n' ' ')
 fi
 check_units=${JACOBI_CHECK_UNITS:-$units_list}
-[ "$check_units" = largest ] && check_units=$(awk '{ print $NF }' <<<"$units_list")
+[ "$check_units" = largest ] && check_units=$(tr ' ' '\n' <<<"$units_list" | sort -n | tail -1)
 
 mkdir -p "$out/logs" || exit 1
 build_root=${JACOBI_BUILD_ROOT:-$out}
@@ -306,14 +306,16 @@ fi
     # efficiency, 1 is perfect; strong: speedup, G is perfect).  A strong
     # run's 1-unit point is the weak (perf) run of the same block.
     scaling_table() {
-        local units_header units_sep
-        units_header=$(for u in $units_list; do printf ' %s unit(s) |' "$u"; done)
-        units_sep=$(for u in $units_list; do printf -- '---:|'; done)
+        local units_header units_sep sorted_units
+        # columns in ascending order whatever order the runs took (JACOBI_UNITS="8 1 4 2" runs the largest first)
+        sorted_units=$(tr ' ' '\n' <<<"$units_list" | grep . | sort -n | tr '\n' ' ')
+        units_header=$(for u in $sorted_units; do printf ' %s unit(s) |' "$u"; done)
+        units_sep=$(for u in $sorted_units; do printf -- '---:|'; done)
         echo "## $2"
         echo
         echo "| block | mode | library | ODF |$units_header t(1)/t(G), G = largest |"
         echo "|---|---|---|---|$units_sep---:|"
-        awk -F, -v want="$1" -v units="$units_list" '
+        awk -F, -v want="$1" -v units="$sorted_units" '
             NR > 1 && $15 == "ok" && ($1 == want || (want == "strong" && $1 == "perf" && $3 == 1)) {
                 key = $6 "|" $7 "|" $2 "|" $4
                 if ($1 == want && !(key in seen)) { seen[key] = 1; order[n++] = key }

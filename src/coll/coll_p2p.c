@@ -119,12 +119,23 @@ int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer,
     return send_with_request(r, c, buf, bytes, peer, tag);
 }
 
-int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
+static int recv_blocking(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag, bool pull)
 {
     p2p_req_t q;
     setup(&q, r, c, P2P_REQ_RECV, buf, bytes, peer, tag);
+    q.ipc_pull = pull;
     start(&q);
     return finish(&q);
+}
+
+int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
+{
+    return recv_blocking(r, c, buf, bytes, peer, tag, false);
+}
+
+int coll_recv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
+{
+    return recv_blocking(r, c, buf, bytes, peer, tag, true);
 }
 
 void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst,

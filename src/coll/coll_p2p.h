@@ -33,6 +33,10 @@ int coll_xchg_finish(coll_xchg_t *x);
 /* Blocking forms built on the above (requests on the stack). */
 int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag);
 int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
+/* coll_recv of a device message that the receiver copies from the sender's
+ * buffer at any size (CUDA IPC, p2p_ipc.c), so that the receivers of one
+ * sender copy at once instead of queueing behind its pushes. */
+int coll_recv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
 /* coll_xchg_start + coll_xchg_finish. */
 int coll_sendrecv(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
                   size_t rbytes, int src, int tag);

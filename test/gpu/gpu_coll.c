@@ -200,19 +200,26 @@ static void check_block(ctx_t *c, const char *what, const void *d, size_t n, int
         }
 }
 
-static void movement(ctx_t *c, size_t n)
+static void bcasts(ctx_t *c, size_t n)
 {
-    int me = c->rank, p = c->size, root = p - 1, cnt = (int)n;
-    size_t all = (size_t)p * n * sizeof(int);
+    int root = c->size - 1, cnt = (int)n;
     MPI_Request rq;
-    int *counts = gt_malloc((size_t)p * sizeof *counts), *displs = gt_malloc((size_t)p * sizeof *displs);
-    for (int k = 0; k < p; k++) counts[k] = cnt, displs[k] = (p - 1 - k) * cnt; /* reversed layout */
     for (int nb = 0; nb < 2; nb++) {
-        if (me == root) fill_blocks(c, c->d1, 1, n, 0); else poison(c->d1, n * sizeof(int));
+        if (c->rank == root) fill_blocks(c, c->d1, 1, n, 0); else poison(c->d1, n * sizeof(int));
         if (nb) { MPI_OK(c, "Ibcast", MPI_Ibcast(c->d1, cnt, MPI_INT, root, MPI_COMM_WORLD, &rq)); MPI_OK(c, "Wait", MPI_Wait(&rq, MPI_STATUS_IGNORE)); }
         else MPI_OK(c, "Bcast", MPI_Bcast(c->d1, cnt, MPI_INT, root, MPI_COMM_WORLD));
         check_block(c, nb ? "Ibcast" : "Bcast", c->d1, n, 0, root, 0);
     }
+}
+
+static void movement(ctx_t *c, size_t n)
+{
+    int me = c->rank, p = c->size, root = p - 1, cnt = (int)n;
+    size_t all = (size_t)p * n * sizeof(int);
+    int *counts = gt_malloc((size_t)p * sizeof *counts), *displs = gt_malloc((size_t)p * sizeof *displs);
+    MPI_Request rq;
+    for (int k = 0; k < p; k++) counts[k] = cnt, displs[k] = (p - 1 - k) * cnt; /* reversed layout */
+    bcasts(c, n);
     for (int inplace = 0; inplace < 2; inplace++) {
         const char *ip = inplace ? " (in place)" : "";
         char what[64];
@@ -271,7 +278,11 @@ int main(int argc, char **argv)
     ctx_t c = {0};
     gt_init(&argc, &argv, &c.rank, &c.size);
     const size_t sizes[2] = {5, 40000}; /* 40000 doubles pass every large-message threshold */
+    /* 800 KB: a Bcast from the CUDA IPC push size (512 KiB) to the flat tree's limit (1 MiB) */
+    const size_t bcast_big = 200000;
     c.cap = (sizes[1] + (size_t)c.size) * (size_t)c.size * sizeof(double) * 2;
+    if (c.cap < bcast_big * sizeof(int))
+        c.cap = bcast_big * sizeof(int);
     GT_CUDA(cudaMalloc(&c.d1, c.cap));
     GT_CUDA(cudaMalloc(&c.d2, c.cap));
     GT_CUDA(cudaMallocHost((void **)&c.h, c.cap));
@@ -283,6 +294,7 @@ int main(int argc, char **argv)
         minloc(&c, sizes[s]);
         movement(&c, sizes[s]);
     }
+    bcasts(&c, bcast_big);
     MPI_Op user;
     MPI_Op_create(user_fn, 1, &user);
     int rc = MPI_Allreduce(c.d1, c.d2, 4, MPI_INT, user, MPI_COMM_WORLD), cls = -1;
