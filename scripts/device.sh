@@ -263,7 +263,10 @@ gpu_test_action() {
 # "default" = as built; VAR=VALUE words set the environment, words starting
 # with -- go to ampirun, written --option=value; "ompi" = the same source
 # built with mpicc and run by Open MPI's mpirun over the CUDA-aware UCX), so
-# that one call compares them side by side.  Writes NAME/sweep.csv (variant,benchmark,size,value).
+# that one call compares them side by side.  SWEEP_ROUNDS=N (default 1)
+# runs the whole list N times, variants interleaved, so that a slow spell of
+# the machine hits every variant alike (compare medians over the rounds).
+# Writes NAME/sweep.csv (variant,benchmark,size,value,round).
 sweep_action() {
     local name=$1 placement=$2 max=$3 variants=$4
     need_prefix || return 1
@@ -286,12 +289,13 @@ sweep_action() {
     done
     local dev_args=()
     [ "$placement" = D-D ] && dev_args=(-d cuda)
-    echo "variant,benchmark,size,value" >"$res/sweep.csv"
-    local IFS=';' v
+    echo "variant,benchmark,size,value,round" >"$res/sweep.csv"
+    local IFS=';' v round
+    for ((round = 1; round <= ${SWEEP_ROUNDS:-1}; round++)); do
     for v in $variants; do
         IFS=' '
         for prog in osu_latency osu_bw; do
-            [ "$(left)" -gt 30 ] || { echo "$name: budget spent before $v $prog"; return 0; }
+            [ "$(left)" -gt 30 ] || { echo "$name: budget spent before round $round $v $prog"; return 0; }
             local envs=() launcher_args=() word cmd
             if [ "$v" = ompi ]; then
                 [ -x "$dir/$prog.ompi" ] || continue
@@ -305,12 +309,14 @@ sweep_action() {
                 fi
                 cmd=("$prefix/bin/ampirun" --timeout 80 "${launcher_args[@]}" -np 2 "$dir/$prog")
             fi
-            echo "== $name: $v $prog"
+            echo "== $name: round $round: $v $prog"
             env "${envs[@]}" timeout 90 "${cmd[@]}" "${dev_args[@]}" -m "1:$max" \
                 "${placement%-*}" "${placement#*-}" 2>&1 | tee "$dir/run.log" | grep -v '^#'
-            awk -v v="$v" -v p="$prog" '/^[0-9]/ { print v "," p "," $1 "," $2 }' "$dir/run.log" >>"$res/sweep.csv"
+            awk -v v="$v" -v p="$prog" -v r="$round" '/^[0-9]/ { print v "," p "," $1 "," $2 "," r }' "$dir/run.log" \
+                >>"$res/sweep.csv"
         done
         IFS=';'
+    done
     done
 }
 
