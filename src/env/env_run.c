@@ -115,13 +115,16 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
          * (shm.h).  The fences depend on job-wide facts only, so that a
          * process with AMPI_SHM=0 still takes part in both. */
         bool one_node = job.local_size == job.nprocs;
-        if (one_node)
+        if (one_node) {
             shm_create(job.proc, job.nprocs, util_env_long("AMPI_SHM", 1) != 0);
+            p2p_cma_publish();
+        }
         if (ucx_pmix_fence(true) != 0)
             ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
         ucx_post_envelopes(p2p_env_max());
         if (one_node) {
             shm_attach();
+            p2p_cma_attach();
             /* every peer has mapped our segment: its name can go */
             if (ucx_pmix_fence(false) != 0)
                 ucx_pmix_abort(1, "PMIx fence after mapping the shared-memory segments failed");
@@ -167,6 +170,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         ucx_fini();
     }
     shm_fini(); /* after the last fence: nobody writes into the rings any more */
+    p2p_cma_fini();
     p2p_env_pool_drain();
     p2p_stage_drain();
     gpu_finalize();

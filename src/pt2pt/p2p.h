@@ -12,6 +12,10 @@
  *  - between processes, rendezvous: the data goes under a fresh PAYLOAD tag
  *    (ucx_tag.h) and the envelope carries that tag; the receiver matches the
  *    envelope, then posts the UCX receive straight into the user's buffer.
+ *  - between processes of one node, host payloads above the eager limit:
+ *    the envelope carries the sender's pid and buffer address and the
+ *    receiver reads the payload with process_vm_readv, then ACKs
+ *    (p2p_cma.c); the rendezvous above where that is not allowed.
  *  - synchronous sends (Ssend) add an ACK envelope from receiver to sender
  *    once matched; the send completes only with it.
  *  - device (GPU) buffers, the seeds' GPU messaging design: the sender posts
@@ -57,7 +61,8 @@
 #include "util/util_list.h"
 
 enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3, P2P_WIRE_IPC = 4, P2P_WIRE_CTS = 5,
-       P2P_WIRE_EAGER_SHORT = 6, P2P_WIRE_CHAN = 7 /* channel control, p2p_channel.h */ };
+       P2P_WIRE_EAGER_SHORT = 6, P2P_WIRE_CHAN = 7 /* channel control, p2p_channel.h */,
+       P2P_WIRE_CMA = 8 /* host payload read by the receiver, p2p_cma.c */ };
 enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4, P2P_WIRE_CHANNEL = 8 };
 
 typedef struct p2p_wire_hdr {
@@ -98,7 +103,7 @@ typedef struct p2p_wire_short {
 /* sizeof(gpu_ipc_desc_t): an IPC envelope is the header plus that */
 #define P2P_IPC_DESC_SIZE 80
 
-typedef enum { P2P_MSG_EAGER, P2P_MSG_LOCAL, P2P_MSG_RNDV, P2P_MSG_IPC } p2p_msg_kind_t;
+typedef enum { P2P_MSG_EAGER, P2P_MSG_LOCAL, P2P_MSG_RNDV, P2P_MSG_IPC, P2P_MSG_CMA } p2p_msg_kind_t;
 
 /* An envelope that has arrived (unexpected, or about to be delivered). */
 typedef struct p2p_msg {
@@ -299,7 +304,7 @@ static inline size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t siz
 /* Send an envelope to process proc: through its shared-memory ring when it
  * has one with room (shm.h; done at once, rc 0), else as ucx_send_envelope.
  * Only for envelopes whose order the receiver needs no transport to keep:
- * sequenced ones (EAGER, EAGER_SHORT, RNDV, IPC: recv_seq and the stash put
+ * sequenced ones (EAGER, EAGER_SHORT, RNDV, IPC, CMA: recv_seq and the stash put
  * them back into send order whichever way each came) and the replies that
  * settle exactly one request (ACK/FIN, CTS).  Channel traffic (P2P_WIRE_CHAN
  * and envelopes flagged P2P_WIRE_CHANNEL) stays on UCX: its control messages
@@ -339,6 +344,16 @@ void p2p_copy_then_call(void *dst, const void *src, size_t n, p2p_req_t *a, void
 bool p2p_ipc_send(p2p_req_t *q, int proc);
 void p2p_ipc_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n);
 void p2p_ipc_cts_arrived(const p2p_wire_hdr_t *h, size_t len);
+/* The cross-memory-attach route for host payloads (p2p_cma.c): publish
+ * whether this process takes part (before the PMIx fence), learn which peers
+ * do (after it); p2p_cma_send is false when the peer does not (the caller
+ * then takes the UCX route), else it has sent the envelope. */
+void p2p_cma_publish(void);
+void p2p_cma_attach(void);
+void p2p_cma_fini(void);
+bool p2p_cma_send(p2p_req_t *q, int proc);
+size_t p2p_cma_desc_size(void);
+void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n);
 /* Pipelined host staging of device payloads (p2p_stage.c). */
 void p2p_stage_send(p2p_req_t *q, int proc, p2p_wire_hdr_t *h);
 void p2p_stage_recv(p2p_req_t *q, const p2p_msg_t *msg, size_t keep);

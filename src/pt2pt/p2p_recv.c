@@ -135,6 +135,9 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
     case P2P_MSG_IPC:
         p2p_ipc_deliver(msg, q, n); /* ACKs once copied, also for Ssend */
         return;
+    case P2P_MSG_CMA:
+        p2p_cma_deliver(msg, q, n); /* ACKs once read, also for Ssend */
+        return;
     case P2P_MSG_RNDV: {
         if (UTIL_UNLIKELY(((const p2p_wire_hdr_t *)(msg + 1))->flags & P2P_WIRE_CHANNEL))
             p2p_chan_bind(q, (const p2p_wire_hdr_t *)(msg + 1)); /* a persistent send offers a channel */
@@ -258,6 +261,11 @@ void p2p_env_arrived(void *wire, size_t len)
         msg->data = h + 1;
         if (UTIL_UNLIKELY(len != sizeof *h + h->size))
             util_fatal("eager envelope of %zu bytes announces %llu", len, (unsigned long long)h->size);
+    } else if (h->kind == P2P_WIRE_CMA) {
+        msg->kind = P2P_MSG_CMA;
+        msg->data = h + 1; /* the sender's pid and address */
+        if (UTIL_UNLIKELY(len != sizeof *h + p2p_cma_desc_size()))
+            util_fatal("CMA envelope of %zu bytes", len);
     } else if (h->kind == P2P_WIRE_IPC) {
         msg->kind = P2P_MSG_IPC;
         msg->data = h + 1; /* gpu_ipc_desc_t */

@@ -139,6 +139,9 @@ static void send_remote(p2p_req_t *q, int dst_world)
         p2p_copy_sync(q->tmp, q->buf, q->bytes);
         data = q->tmp;
     }
+    if (q->bytes > p2p_proc.eager_limit && !q->dev && !(h->flags & P2P_WIRE_CHANNEL) &&
+        p2p_cma_send(q, proc))
+        return; /* the receiver reads our buffer (p2p_cma.c) */
     if (q->bytes <= p2p_proc.eager_limit) {
         h->kind = P2P_WIRE_EAGER;
         q->pending++;

@@ -67,6 +67,13 @@ MATRIX='1x1 1x4 1x16 2x2 2x4 2x16 4x4 4x16'
 OMPI_NPS='1 2 4'
 # our binaries under Open MPI's mpirun (np 2, AMPI_VP unset)
 FOREIGN_PROGS='ring pt2pt_basic'
+# The routes that the defaults leave unused between processes of one node:
+# with AMPI_CMA=0 host payloads above the eager limit take UCX's rendezvous
+# (as between nodes) instead of process_vm_readv; with AMPI_SHM=0 every
+# envelope takes UCX instead of the shared-memory rings.
+ROUTE_SETTINGS='AMPI_CMA=0 AMPI_SHM=0'
+ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent'
+ROUTE_CELLS='2x4 4x4'
 
 RUN_TIMEOUT=60   # ampirun --timeout
 OUTER_TIMEOUT=90 # timeout(1) around every run
@@ -195,6 +202,20 @@ for prog in $built; do
             -np "$p" +vp "$v" "$bin"
     done
 done
+
+# ---- route switches ----------------------------------------------------------
+if [ "$mode" = ampi ]; then
+    for setting in $ROUTE_SETTINGS; do
+        for prog in $ROUTE_PROGS; do
+            case " $built " in *" $prog "*) ;; *) continue ;; esac
+            for cell in $ROUTE_CELLS; do
+                p=${cell%x*} v=${cell#*x}
+                run_case "mpi/$prog np=$p vp=$v $setting" "$logdir/$prog.np$p.vp$v.${setting%=*}.log" 0 - \
+                    env "$setting" "$launcher" --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/$prog"
+            done
+        done
+    done
+fi
 
 # ---- other launchers -------------------------------------------------------
 if [ "$mode" = ampi ]; then
