@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An eager envelope of the default limit (full header + data) fits one
+ * shared-memory ring entry: eager messages between processes of a node then
+ * never take UCX's active messages (shm_ring.h). */
+#define P2P_EAGER_LIMIT_DEFAULT 8192
+_Static_assert(sizeof(p2p_wire_hdr_t) + P2P_EAGER_LIMIT_DEFAULT <= SHM_ENTRY_MAX,
+               "an eager envelope fits a ring entry");
+
 p2p_proc_t p2p_proc;
 
 /* Every remote send asks which process holds its destination; a table
@@ -151,7 +158,7 @@ void p2p_proc_init(int nranks, int nprocs, int proc)
     p2p_proc.proc = proc;
     p2p_proc.first = rank_place_first(nranks, nprocs, proc);
     p2p_proc.nlocal = rank_place_count(nranks, nprocs, proc);
-    p2p_proc.eager_limit = util_env_size("AMPI_EAGER_LIMIT", 8192);
+    p2p_proc.eager_limit = util_env_size("AMPI_EAGER_LIMIT", P2P_EAGER_LIMIT_DEFAULT);
     p2p_proc.idle_yield = !rank_cpu_owned();
     proc_of_table_init();
     util_dlist_init(&p2p_proc.copies);

@@ -12,16 +12,12 @@
 #include <unistd.h>
 
 #define SHM_KEY "ampi.shm.segment"
-#define SHM_MAGIC 0x414d504973686d32ull /* "AMPIshm2": entries of several cells */
+#define SHM_MAGIC 0x414d504973686d33ull /* "AMPIshm3": rings sized per job */
 /* Up to this many peers the receiver reads each ring's next cell on every
  * poll (one load each, and no shared word that all senders write); with
  * more, senders also raise the segment's notify word and an idle poll
  * reads that one word only. */
 #define SHM_SCAN_MAX 4
-/* Segments grow with the job (256 KiB a peer): beyond this many processes
- * a node's /dev/shm would hold more than half a GiB, so envelopes take UCX
- * (ampirun jobs run few processes with many ranks each). */
-#define SHM_MAX_PROCS 45
 
 typedef struct shm_seg_hdr {
     uint64_t magic;
@@ -37,6 +33,7 @@ static struct {
     shm_seg_hdr_t *own; /* our segment (NULL: none) */
     void **peer_seg;    /* by process: its segment as mapped here */
     size_t seg_size;
+    uint32_t cells;     /* of every ring (shm_ring_cells_for) */
     shm_rx_t *rx;       /* the rings of our segment that peers fill */
     int nrx;
     bool use_notify;
@@ -44,9 +41,15 @@ static struct {
     bool polling;
 } S;
 
-static size_t seg_size(int nprocs) { return sizeof(shm_seg_hdr_t) + (size_t)nprocs * sizeof(shm_ring_t); }
+static size_t seg_size(int nprocs, uint32_t cells)
+{
+    return sizeof(shm_seg_hdr_t) + (size_t)nprocs * shm_ring_bytes(cells);
+}
 
-static shm_ring_t *ring_in(void *seg, int from) { return (shm_ring_t *)((char *)seg + sizeof(shm_seg_hdr_t)) + from; }
+static shm_ring_t *ring_in(void *seg, int from)
+{
+    return (shm_ring_t *)((char *)seg + sizeof(shm_seg_hdr_t) + (size_t)from * shm_ring_bytes(S.cells));
+}
 
 /* "/ampi-<namespace>-<rank>-<pid>" with anything but [A-Za-z0-9._-] made '_'
  * (namespaces may hold '/' or '@'); the pid keeps two jobs whose truncated
@@ -92,7 +95,7 @@ static int make_segment(void)
     S.own = seg;
     S.own->magic = SHM_MAGIC;
     S.own->nprocs = (uint32_t)S.nprocs;
-    S.own->cells = SHM_CELLS;
+    S.own->cells = S.cells;
     S.own->cell_size = SHM_CELL_SIZE;
     S.own->owner = (uint32_t)S.proc;
     return 0;
@@ -102,9 +105,13 @@ int shm_create(int proc, int nprocs, bool enabled)
 {
     S.proc = proc;
     S.nprocs = nprocs;
-    S.seg_size = seg_size(nprocs);
+    /* the same for every process of the job: peers check it (map_peer) */
+    S.cells = shm_ring_cells_for(nprocs);
+    S.seg_size = seg_size(nprocs, S.cells);
     S.use_notify = nprocs - 1 > SHM_SCAN_MAX;
-    int rc = enabled && nprocs <= SHM_MAX_PROCS ? make_segment() : -1;
+    if (enabled && !S.cells)
+        util_debug("%d processes on this node: rings would be too small; envelopes take UCX", nprocs);
+    int rc = enabled && S.cells ? make_segment() : -1;
     /* always published, empty when there is no segment: a peer's get must
      * not wait for a key that never comes */
     const char *name = rc == 0 ? S.name : "";
@@ -130,7 +137,7 @@ static void *map_peer(int p)
                 seg = NULL;
         }
         const shm_seg_hdr_t *h = seg;
-        if (h && (h->magic != SHM_MAGIC || h->nprocs != (uint32_t)S.nprocs || h->cells != SHM_CELLS ||
+        if (h && (h->magic != SHM_MAGIC || h->nprocs != (uint32_t)S.nprocs || h->cells != S.cells ||
                   h->cell_size != SHM_CELL_SIZE || h->owner != (uint32_t)p)) {
             util_warn("shared segment %s of process %d has another layout; using UCX to it", name, p);
             munmap(seg, S.seg_size);
@@ -153,6 +160,7 @@ void shm_attach(void)
             continue;
         shm_seg_hdr_t *h = S.peer_seg[p];
         shm_tx[p].ring = ring_in(h, S.proc);
+        shm_tx[p].mask = S.cells - 1;
         shm_tx[p].notify = S.use_notify ? &h->notify : NULL;
         reached++;
     }
@@ -166,7 +174,7 @@ void shm_attach(void)
             util_fatal("out of memory");
         for (int p = 0; p < S.nprocs; p++)
             if (p != S.proc)
-                S.rx[S.nrx++].ring = ring_in(S.own, p);
+                S.rx[S.nrx++] = (shm_rx_t){ .ring = ring_in(S.own, p), .mask = S.cells - 1 };
     }
     util_debug("shared memory: %d of %d peers reachable, own segment %s", reached, S.nprocs - 1,
                S.own ? "mapped" : "absent");
@@ -209,12 +217,12 @@ static __attribute__((noinline)) int drain(shm_envelope_fn fn)
         const shm_cell_t *c;
         /* at most a ring's worth per sender and poll: one busy sender cannot
          * keep us from the others (or from UCX) */
-        for (; k < SHM_CELLS && (c = shm_ring_peek(r)); k++) {
+        for (; k < S.cells && (c = shm_ring_peek(r)); k++) {
             fn(c->bytes, c->len);
             shm_ring_pop(r, c);
         }
         n += (int)k;
-        S.more |= k == SHM_CELLS;
+        S.more |= k == S.cells;
     }
     S.polling = false;
     return n;

@@ -5,11 +5,15 @@
  *   +------------------+                           sender:   shm_tx_t
  *   | tail   (64 B)    |  consumer: cells taken      head      next cell to fill
  *   +------------------+                             tail_seen last tail it read
- *   | cell 0  (256 B)  |  seq | len | bytes...     receiver: shm_rx_t
- *   | cell 1           |                             tail      next cell to take
- *   | ...              |
- *   | cell N-1         |  cell of position p: cells[p % N]
- *   +------------------+
+ *   | cell 0  (256 B)  |  seq | len | bytes...       mask      N - 1
+ *   | cell 1           |                           receiver: shm_rx_t
+ *   | ...              |                             tail      next cell to take
+ *   | cell N-1         |  cell of position p:        mask      N - 1
+ *   +------------------+  cells[p & (N - 1)]
+ *
+ * N, a power of two, is chosen per job (shm_ring_cells_for: the more
+ * processes share a node, the smaller the rings) and is the same for every
+ * ring of the job.
  *
  * An entry is one envelope in 1..SHM_ENTRY_CELLS consecutive cells: seq and
  * len in its first cell's header, its bytes from there on through the cells
@@ -42,23 +46,31 @@
 #include <string.h>
 
 #define SHM_LINE 64
-/* 1024 cells of 256 B: 256 KiB a ring, so that osu_bw's window of 64
- * envelopes of up to 2 KiB (9 cells each) never finds it full: a full ring
- * sends the rest through UCX, whose envelopes then wait for the ring's in
- * the stash (with 256 cells one of two 2 KiB osu_bw runs fell from 3.4 to
- * 1.0 GB/s, BENCHMARKS.md).  One cell
- * takes a compact envelope (28 B) with up to 220 bytes of data or a full
- * one (56 B) with 192, an IPC envelope (136 B) and every control message;
- * an entry of SHM_ENTRY_CELLS takes a full envelope with 4 KiB of data
- * (from 248 B on, UCX's active messages cost more than the two copies of a
- * ring entry).  Larger envelopes take UCX. */
-#define SHM_CELLS 1024u
+/* Cells of 256 B.  One takes a compact envelope (28 B) with up to 220
+ * bytes of data or a full one (56 B) with 192, an IPC envelope (136 B) and
+ * every control message; an entry of SHM_ENTRY_CELLS takes a full envelope
+ * with the eager limit's 8 KiB of data (from 248 B on, UCX's active
+ * messages cost more than the two copies of a ring entry, and an 8 KiB
+ * eager envelope does not fit UCX's own shared-memory segments: it took
+ * UCX's multi-fragment path, 1.4x Open MPI's 8 KiB Allreduce).  Larger
+ * envelopes take UCX.
+ * Rings of up to SHM_MAX_CELLS: 1 MiB a ring, so that osu_bw's window of
+ * 64 envelopes of 8 KiB (33 cells each, 2112) never finds it full: a full
+ * ring sends the rest through UCX, whose envelopes then wait for the ring's
+ * in the stash (with rings too small for the window one of two 2 KiB osu_bw
+ * runs fell from 3.4 to 1.0 GB/s, BENCHMARKS.md).  Every process holds one
+ * ring per peer, so a node holds nprocs^2 rings: at most SHM_NODE_BUDGET
+ * bytes of them, with no ring below SHM_MIN_CELLS (a pad plus the largest
+ * entry must fit an empty ring); a job too large for that takes UCX. */
 #define SHM_CELL_SIZE 256u
 #define SHM_CELL_HDR (2 * sizeof(uint32_t))
 #define SHM_CELL_DATA (SHM_CELL_SIZE - SHM_CELL_HDR) /* what a one-cell entry holds */
-#define SHM_ENTRY_CELLS 17u
+#define SHM_ENTRY_CELLS 33u
 #define SHM_ENTRY_MAX (SHM_ENTRY_CELLS * SHM_CELL_SIZE - SHM_CELL_HDR)
 #define SHM_PAD UINT32_MAX /* len of an entry that fills the rest of a lap */
+#define SHM_MIN_CELLS 128u
+#define SHM_MAX_CELLS 4096u
+#define SHM_NODE_BUDGET ((size_t)512 << 20)
 
 typedef struct shm_cell {
     _Alignas(SHM_LINE) _Atomic uint32_t seq; /* first position + 1 once the entry is full */
@@ -68,27 +80,47 @@ typedef struct shm_cell {
 
 typedef struct shm_ring {
     _Alignas(SHM_LINE) _Atomic uint32_t tail; /* the consumer's line: the producer only reads it */
-    shm_cell_t cells[SHM_CELLS];
+    shm_cell_t cells[];                       /* a power of two of them */
 } shm_ring_t;
 
-_Static_assert((SHM_CELLS & (SHM_CELLS - 1)) == 0, "SHM_CELLS must be a power of two");
+_Static_assert((SHM_MIN_CELLS & (SHM_MIN_CELLS - 1)) == 0 && (SHM_MAX_CELLS & (SHM_MAX_CELLS - 1)) == 0,
+               "ring sizes are powers of two");
 _Static_assert(sizeof(shm_cell_t) == SHM_CELL_SIZE, "a cell is SHM_CELL_SIZE bytes");
 _Static_assert(sizeof(shm_ring_t) % SHM_LINE == 0, "rings follow each other on line boundaries");
-_Static_assert(SHM_ENTRY_CELLS <= SHM_CELLS / 2, "a pad and an entry fit an empty ring");
+_Static_assert(SHM_ENTRY_CELLS <= SHM_MIN_CELLS / 2, "a pad and an entry fit an empty ring");
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "ring words must be lock-free to work between processes");
 
 typedef struct shm_tx {
     shm_ring_t *ring; /* NULL: no ring to this process */
     uint32_t head, tail_seen;
+    uint32_t mask;            /* the ring's cells - 1 */
     _Atomic uint32_t *notify; /* the receiver's "something arrived" word, or NULL */
 } shm_tx_t;
 
 typedef struct shm_rx {
     shm_ring_t *ring;
     uint32_t tail;
+    uint32_t mask;
 } shm_rx_t;
 
-static inline void shm_ring_init(shm_ring_t *r) { memset(r, 0, sizeof *r); }
+/* Bytes of a ring of `cells` cells. */
+static inline size_t shm_ring_bytes(uint32_t cells) { return sizeof(shm_ring_t) + (size_t)cells * SHM_CELL_SIZE; }
+
+static inline void shm_ring_init(shm_ring_t *r, uint32_t cells) { memset(r, 0, shm_ring_bytes(cells)); }
+
+/* Cells per ring for a job of nprocs processes on a node: the largest power
+ * of two up to SHM_MAX_CELLS whose nprocs^2 rings fit SHM_NODE_BUDGET; 0
+ * when even SHM_MIN_CELLS do not (the job then takes UCX). */
+static inline uint32_t shm_ring_cells_for(int nprocs)
+{
+    if (nprocs < 1)
+        return 0;
+    size_t rings = (size_t)nprocs * (size_t)nprocs;
+    uint32_t cells = SHM_MAX_CELLS;
+    while (cells >= SHM_MIN_CELLS && rings * shm_ring_bytes(cells) > SHM_NODE_BUDGET)
+        cells /= 2;
+    return cells >= SHM_MIN_CELLS ? cells : 0;
+}
 
 /* Cells of an entry of len bytes. */
 static inline uint32_t shm_entry_cells(size_t len) { return (uint32_t)((len + SHM_CELL_HDR + SHM_CELL_SIZE - 1) / SHM_CELL_SIZE); }
@@ -101,11 +133,12 @@ static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const v
         return false;
     size_t len = alen + blen;
     uint32_t k = len <= SHM_CELL_DATA ? 1 : shm_entry_cells(len);
-    uint32_t at = t->head & (SHM_CELLS - 1);
-    uint32_t pad = at + k > SHM_CELLS ? SHM_CELLS - at : 0; /* the entry would wrap: start the next lap */
-    if (t->head + pad + k - t->tail_seen > SHM_CELLS) {
+    uint32_t n = t->mask + 1;
+    uint32_t at = t->head & t->mask;
+    uint32_t pad = at + k > n ? n - at : 0; /* the entry would wrap: start the next lap */
+    if (t->head + pad + k - t->tail_seen > n) {
         t->tail_seen = atomic_load_explicit(&t->ring->tail, memory_order_acquire);
-        if (t->head + pad + k - t->tail_seen > SHM_CELLS)
+        if (t->head + pad + k - t->tail_seen > n)
             return false;
     }
     if (pad) {
@@ -131,7 +164,7 @@ static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const v
 /* Give an entry of k cells starting at the tail back to the sender. */
 static inline void shm_ring_release(shm_rx_t *r, uint32_t k)
 {
-    uint32_t at = r->tail & (SHM_CELLS - 1);
+    uint32_t at = r->tail & r->mask;
     for (uint32_t j = 1; j < k; j++) /* see the top: no stale bytes may look like a seq */
         atomic_store_explicit(&r->ring->cells[at + j].seq, r->tail + j + 1, memory_order_relaxed);
     r->tail += k;
@@ -143,12 +176,12 @@ static inline void shm_ring_release(shm_rx_t *r, uint32_t k)
 static inline const shm_cell_t *shm_ring_peek(shm_rx_t *r)
 {
     for (;;) {
-        const shm_cell_t *c = &r->ring->cells[r->tail & (SHM_CELLS - 1)];
+        const shm_cell_t *c = &r->ring->cells[r->tail & r->mask];
         if (atomic_load_explicit(&c->seq, memory_order_acquire) != r->tail + 1)
             return NULL;
         if (__builtin_expect(c->len != SHM_PAD, 1))
             return c;
-        shm_ring_release(r, SHM_CELLS - (r->tail & (SHM_CELLS - 1)));
+        shm_ring_release(r, r->mask + 1 - (r->tail & r->mask));
     }
 }
 

@@ -3,7 +3,8 @@
  * positions) with entries of one and of several cells (pads at a lap's
  * end), a full ring, envelopes that do not fit, bytes of a long entry that
  * look like a later seq, the notify word, and a producer and a consumer in
- * two processes hammering one ring. */
+ * two processes hammering one ring -- each for the smallest and the
+ * largest ring size -- and the choice of ring size by job size. */
 #include "shm/shm_ring.h"
 
 #include <sched.h>
@@ -34,13 +35,15 @@ static bool msg_ok(const shm_cell_t *c, uint32_t i)
     return c->len == len && memcmp(c->bytes, want, len) == 0;
 }
 
+static uint32_t N; /* cells of the rings under test */
+
 /* A ring whose positions start at `start` (0, or just below 2^32). */
 static void ring_at(shm_ring_t *r, shm_tx_t *tx, shm_rx_t *rx, uint32_t start)
 {
-    shm_ring_init(r);
+    shm_ring_init(r, N);
     atomic_store(&r->tail, start);
-    *tx = (shm_tx_t){ .ring = r, .head = start, .tail_seen = start };
-    *rx = (shm_rx_t){ .ring = r, .tail = start };
+    *tx = (shm_tx_t){ .ring = r, .head = start, .tail_seen = start, .mask = N - 1 };
+    *rx = (shm_rx_t){ .ring = r, .tail = start, .mask = N - 1 };
 }
 
 static void test_order_and_wrap(shm_ring_t *r, uint32_t start)
@@ -53,8 +56,8 @@ static void test_order_and_wrap(shm_ring_t *r, uint32_t start)
     uint32_t sent = 0, got = 0;
     /* bursts of varying length, so that the cells wrap at every offset */
     for (int round = 0; round < 40; round++) {
-        /* (a burst of up to SHM_CELLS / SHM_ENTRY_CELLS always fits) */
-        unsigned burst = 1 + (unsigned)(round * 13) % (SHM_CELLS / SHM_ENTRY_CELLS);
+        /* (a burst of up to N / SHM_ENTRY_CELLS always fits) */
+        unsigned burst = 1 + (unsigned)(round * 13) % (N / SHM_ENTRY_CELLS);
         for (unsigned k = 0; k < burst; k++, sent++) {
             size_t len = fill_msg(buf, sent);
             /* split the message in two parts at a point that varies */
@@ -82,7 +85,7 @@ static void test_full_and_too_big(shm_ring_t *r)
     CHECK(!shm_ring_put(&tx, buf, SHM_ENTRY_MAX, buf, 1), "two parts larger than an entry");
     CHECK(!shm_ring_put(&tx, buf, 1, buf, SIZE_MAX), "a length that would wrap");
     CHECK(shm_ring_peek(&rx) == NULL, "a refused envelope leaves nothing behind");
-    for (uint32_t i = 0; i < SHM_CELLS; i++) {
+    for (uint32_t i = 0; i < N; i++) {
         size_t len = fill_msg(buf, i * 5); /* one-cell messages only */
         CHECK(shm_ring_put(&tx, buf, len, NULL, 0), "cell %u of an empty ring", i);
     }
@@ -92,10 +95,10 @@ static void test_full_and_too_big(shm_ring_t *r)
     CHECK(c && msg_ok(c, 0));
     CHECK(!shm_ring_put(&tx, buf, 4, NULL, 0), "a peeked cell is not free yet");
     shm_ring_pop(&rx, c);
-    size_t len = fill_msg(buf, SHM_CELLS * 5);
+    size_t len = fill_msg(buf, N * 5);
     CHECK(shm_ring_put(&tx, buf, len, NULL, 0), "one cell given back, one more fits");
     CHECK(!shm_ring_put(&tx, buf, 4, NULL, 0), "and then it is full again");
-    for (uint32_t i = 1; i <= SHM_CELLS; i++) {
+    for (uint32_t i = 1; i <= N; i++) {
         c = shm_ring_peek(&rx);
         CHECK(c && msg_ok(c, i * 5), "message %u after the ring was full", i);
         if (c)
@@ -124,9 +127,9 @@ static void test_full_and_too_big(shm_ring_t *r)
     unsigned fitted = 0;
     while (shm_ring_put(&tx, buf, SHM_ENTRY_MAX, NULL, 0))
         fitted++;
-    CHECK(fitted >= SHM_CELLS / SHM_ENTRY_CELLS - 1 && fitted <= SHM_CELLS / SHM_ENTRY_CELLS,
+    CHECK(fitted >= N / SHM_ENTRY_CELLS - 1 && fitted <= N / SHM_ENTRY_CELLS,
           "%u long entries in an empty ring", fitted);
-    bool room = tx.head - rx.tail < SHM_CELLS;
+    bool room = tx.head - rx.tail < N;
     CHECK(shm_ring_put(&tx, buf, 1, NULL, 0) == room, "a one-cell entry fits exactly where a cell is left");
     while ((c = shm_ring_peek(&rx)))
         shm_ring_pop(&rx, c);
@@ -146,7 +149,7 @@ static void test_stale_bytes(shm_ring_t *r)
      * write there the seq expected when the tail reaches it a lap later */
     memset(buf, 0, sizeof buf);
     for (uint32_t j = 1; j < SHM_ENTRY_CELLS; j++) {
-        uint32_t later = first + j + SHM_CELLS + 1;
+        uint32_t later = first + j + N + 1;
         memcpy(buf + j * SHM_CELL_SIZE - SHM_CELL_HDR, &later, sizeof later);
     }
     CHECK(shm_ring_put(&tx, buf, SHM_ENTRY_MAX, NULL, 0));
@@ -156,7 +159,7 @@ static void test_stale_bytes(shm_ring_t *r)
         shm_ring_pop(&rx, c);
     /* one-cell entries up to the long entry's first cell of the next lap */
     uint8_t b = 7;
-    while (tx.head != first + SHM_CELLS + 1) {
+    while (tx.head != first + N + 1) {
         CHECK(shm_ring_put(&tx, &b, 1, NULL, 0));
         c = shm_ring_peek(&rx);
         CHECK(c && c->len == 1 && c->bytes[0] == 7);
@@ -178,7 +181,7 @@ static void test_notify(shm_ring_t *r)
     CHECK(shm_ring_put(&tx, &b, 1, NULL, 0));
     CHECK(atomic_load(&word) == 1, "a put raises the receiver's word");
     atomic_store(&word, 0);
-    for (uint32_t i = 0; i < SHM_CELLS - 1; i++)
+    for (uint32_t i = 0; i < N - 1; i++)
         CHECK(shm_ring_put(&tx, &b, 1, NULL, 0));
     atomic_store(&word, 0);
     CHECK(!shm_ring_put(&tx, &b, 1, NULL, 0));
@@ -190,7 +193,7 @@ static void test_notify(shm_ring_t *r)
 static void test_two_processes(void)
 {
     const uint32_t n = 100000;
-    shm_ring_t *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    shm_ring_t *r = mmap(NULL, shm_ring_bytes(N), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(r != MAP_FAILED);
     if (r == MAP_FAILED)
         return;
@@ -227,23 +230,53 @@ static void test_two_processes(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(bad == 0, "%u of %u messages arrived with wrong bytes or out of order", bad, n);
     CHECK(shm_ring_peek(&rx) == NULL, "nothing after the last message");
-    munmap(r, sizeof *r);
+    munmap(r, shm_ring_bytes(N));
+}
+
+/* Ring sizes by job size: powers of two, SHM_NODE_BUDGET bytes a node at
+ * most, none below SHM_MIN_CELLS, and the largest that fits. */
+static void test_cells_for(void)
+{
+    const int nprocs[] = {1, 2, 8, 16, 45, 64, 127, 128, 200};
+    for (size_t i = 0; i < sizeof nprocs / sizeof *nprocs; i++) {
+        int p = nprocs[i];
+        uint32_t c = shm_ring_cells_for(p);
+        size_t rings = (size_t)p * (size_t)p;
+        if (!c) {
+            CHECK(rings * shm_ring_bytes(SHM_MIN_CELLS) > SHM_NODE_BUDGET, "%d processes: no rings, yet %u fit", p,
+                  SHM_MIN_CELLS);
+            continue;
+        }
+        CHECK((c & (c - 1)) == 0 && c >= SHM_MIN_CELLS && c <= SHM_MAX_CELLS, "%d processes: %u cells", p, c);
+        CHECK(rings * shm_ring_bytes(c) <= SHM_NODE_BUDGET, "%d processes: %u cells exceed the budget", p, c);
+        CHECK(c == SHM_MAX_CELLS || rings * shm_ring_bytes(2 * c) > SHM_NODE_BUDGET,
+              "%d processes: %u cells, but twice as many fit", p, c);
+    }
+    CHECK(shm_ring_cells_for(2) == SHM_MAX_CELLS, "two processes get the largest rings");
+    CHECK(shm_ring_cells_for(45) == 1024, "45 processes: 1024 cells (as the fixed rings were)");
+    CHECK(shm_ring_cells_for(200) == 0, "200 processes: no rings");
+    CHECK(SHM_MAX_CELLS >= 64 * shm_entry_cells(8192 + 56), "a window of 64 8 KiB envelopes fits the largest ring");
 }
 
 int main(void)
 {
-    unit_check_watchdog(60, "test_shm: hung (watchdog)\n");
-    shm_ring_t *r = aligned_alloc(SHM_LINE, sizeof *r);
-    CHECK(r != NULL);
-    if (!r)
-        return 1;
-    test_order_and_wrap(r, 0);
-    test_order_and_wrap(r, UINT32_MAX - 70); /* positions wrap through 2^32 */
-    test_full_and_too_big(r);
-    test_stale_bytes(r);
-    test_notify(r);
-    free(r);
-    test_two_processes();
+    unit_check_watchdog(120, "test_shm: hung (watchdog)\n");
+    test_cells_for();
+    const uint32_t sizes[] = {SHM_MIN_CELLS, SHM_MAX_CELLS};
+    for (size_t i = 0; i < 2; i++) {
+        N = sizes[i];
+        shm_ring_t *r = aligned_alloc(SHM_LINE, shm_ring_bytes(N));
+        CHECK(r != NULL);
+        if (!r)
+            return 1;
+        test_order_and_wrap(r, 0);
+        test_order_and_wrap(r, UINT32_MAX - 70); /* positions wrap through 2^32 */
+        test_full_and_too_big(r);
+        test_stale_bytes(r);
+        test_notify(r);
+        free(r);
+        test_two_processes();
+    }
     if (unit_check_summary("test_shm"))
         return 1;
     printf("test_shm: ok\n");
