@@ -62,7 +62,8 @@
 
 enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3, P2P_WIRE_IPC = 4, P2P_WIRE_CTS = 5,
        P2P_WIRE_EAGER_SHORT = 6, P2P_WIRE_CHAN = 7 /* channel control, p2p_channel.h */,
-       P2P_WIRE_CMA = 8 /* host payload read by the receiver, p2p_cma.c */ };
+       P2P_WIRE_CMA = 8 /* host payload read by the receiver, p2p_cma.c */,
+       P2P_WIRE_CMA_PUT = 9 /* ... of which the receiver asks the sender to write a part */ };
 enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4, P2P_WIRE_CHANNEL = 8 };
 
 typedef struct p2p_wire_hdr {
@@ -306,7 +307,7 @@ static inline size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t siz
  * Only for envelopes whose order the receiver needs no transport to keep:
  * sequenced ones (EAGER, EAGER_SHORT, RNDV, IPC, CMA: recv_seq and the stash put
  * them back into send order whichever way each came) and the replies that
- * settle exactly one request (ACK/FIN, CTS).  Channel traffic (P2P_WIRE_CHAN
+ * settle exactly one request (ACK/FIN, CTS, CMA_PUT).  Channel traffic (P2P_WIRE_CHAN
  * and envelopes flagged P2P_WIRE_CHANNEL) stays on UCX: its control messages
  * carry no sequence number. */
 static inline int p2p_env_send(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op,
@@ -354,6 +355,7 @@ void p2p_cma_fini(void);
 bool p2p_cma_send(p2p_req_t *q, int proc);
 size_t p2p_cma_desc_size(void);
 void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n);
+void p2p_cma_put_arrived(const p2p_wire_hdr_t *h, size_t len);
 /* Pipelined host staging of device payloads (p2p_stage.c). */
 void p2p_stage_send(p2p_req_t *q, int proc, p2p_wire_hdr_t *h);
 void p2p_stage_recv(p2p_req_t *q, const p2p_msg_t *msg, size_t keep);

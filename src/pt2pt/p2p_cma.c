@@ -14,6 +14,19 @@
  * and one ACK, both through the shared-memory rings, and the copy that
  * UCX's CMA transport would make anyway.  The ACK also settles an Ssend.
  *
+ * A message of at least AMPI_CMA_SPLIT bytes (64 KiB) splits the copy
+ * between both processes' cores: the receiver first sends a PUT request
+ * (header + {pid, address and offset of the second half}), then reads the
+ * first half while the sender writes the second half with
+ * process_vm_writev and answers with a FIN; the receive completes with both
+ * halves.  The sender, told by the envelope's split flag, waits for two
+ * settlements: its own write (on the PUT) and the receiver's ACK, which may
+ * arrive in either order; a receiver that does not split (a truncated or a
+ * device receive) sends two ACKs.  One core's copy bounded osu_bw at 1 MiB
+ * (15.7 GB/s, Open MPI 18.3 on the lent machine); on the 2-core development
+ * machine splitting from 64 KiB doubled osu_bw from 128 KiB on (1 MiB: 23-29
+ * vs 8-12 GB/s) and halved the 1 MiB latency.
+ *
  * Reading another process's memory needs ptrace permission over it.  Each
  * process checks at start-up that it can (same user; Yama's ptrace_scope 0,
  * or 1 after PR_SET_PTRACER_ANY, which lets the job's other processes read
@@ -27,6 +40,7 @@
 #include "util/util_log.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,13 +51,14 @@
 #define CMA_KEY "ampi.cma"
 
 typedef struct {
-    uint64_t addr; /* the sender's buffer */
-    int32_t pid;   /* ... in this process */
-    uint32_t unused;
+    uint64_t addr;  /* the sender's buffer */
+    int32_t pid;    /* ... in this process */
+    uint32_t split; /* 1: a large message; the sender waits for two settlements (below) */
 } cma_desc_t;
 _Static_assert(sizeof(cma_desc_t) <= P2P_INLINE_MAX, "the descriptor travels in the request's inline buffer");
 
 static bool *peer_ok; /* by process: it takes part (NULL: the route is off) */
+static size_t split_min; /* AMPI_CMA_SPLIT: receives from this size on copy on both sides */
 
 /* Yama's setting: -1 when the module is absent (only the classic ptrace
  * rules, which a process of the same user passes). */
@@ -82,6 +97,7 @@ void p2p_cma_publish(void)
         util_warn("cannot publish the CMA setting through PMIx");
     if (ok)
         peer_ok = calloc((size_t)p2p_proc.nprocs, sizeof *peer_ok);
+    split_min = util_env_size("AMPI_CMA_SPLIT", 64 * 1024);
 }
 
 void p2p_cma_attach(void)
@@ -112,13 +128,16 @@ bool p2p_cma_send(p2p_req_t *q, int proc)
     if (!peer_ok || !peer_ok[proc])
         return false;
     cma_desc_t *d = (cma_desc_t *)q->inl;
-    *d = (cma_desc_t){ .addr = (uint64_t)(uintptr_t)q->buf, .pid = (int32_t)getpid() };
+    bool split = split_min > 0 && q->bytes >= split_min;
+    *d = (cma_desc_t){ .addr = (uint64_t)(uintptr_t)q->buf, .pid = (int32_t)getpid(), .split = split };
     p2p_wire_hdr_t *h = &q->hdr;
     h->kind = P2P_WIRE_CMA;
     if (!(h->flags & P2P_WIRE_SYNC)) { /* an Ssend counted its ACK already */
         h->sreq = (uint64_t)(uintptr_t)q;
         q->pending++;
     }
+    if (split)
+        q->pending++; /* the second settlement */
     q->pending++;
     int rc = p2p_env_send(proc, h, sizeof *h + sizeof *d, NULL, 0, &q->op_env, NULL);
     if (rc == 1)
@@ -134,32 +153,106 @@ bool p2p_cma_send(p2p_req_t *q, int proc)
 
 size_t p2p_cma_desc_size(void) { return sizeof(cma_desc_t); }
 
-/* Copies n bytes of the sender's buffer to dst; a read may stop short (at a
- * page the kernel would not map), so go on from there. */
-static void read_from(const p2p_msg_t *msg, void *dst, size_t n)
+/* Copies n bytes between our `local` and process pid's `remote` (reading
+ * them, or writing them with `write`); a call may stop short (at a page the
+ * kernel would not map), so go on from there. */
+static void copy_with(pid_t pid, void *local, uint64_t remote, size_t n, bool write, int peer_world)
 {
-    cma_desc_t d;
-    memcpy(&d, msg->data, sizeof d);
     size_t done = 0;
     while (done < n) {
-        struct iovec local = { (char *)dst + done, n - done };
-        struct iovec remote = { (void *)(uintptr_t)(d.addr + done), n - done };
-        ssize_t got = process_vm_readv((pid_t)d.pid, &local, 1, &remote, 1, 0);
+        struct iovec l = { (char *)local + done, n - done };
+        struct iovec r = { (void *)(uintptr_t)(remote + done), n - done };
+        ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0) : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (got <= 0) {
             if (got < 0 && errno == EINTR)
                 continue;
-            util_fatal("cannot read %zu bytes from rank %d's process (process_vm_readv: %s); AMPI_CMA=0 avoids "
-                       "this route",
-                       n - done, msg->src_world, got < 0 ? strerror(errno) : "no progress");
+            util_fatal("cannot %s %zu bytes %s rank %d's process (process_vm_%s: %s); AMPI_CMA=0 avoids this route",
+                       write ? "write" : "read", n - done, write ? "to" : "from", peer_world,
+                       write ? "writev" : "readv", got < 0 ? strerror(errno) : "no progress");
         }
         done += (size_t)got;
     }
+}
+
+static cma_desc_t desc_of(const p2p_msg_t *msg)
+{
+    cma_desc_t d;
+    memcpy(&d, msg->data, sizeof d);
+    return d;
+}
+
+static void read_from(const p2p_msg_t *msg, void *dst, size_t n)
+{
+    cma_desc_t d = desc_of(msg);
+    copy_with((pid_t)d.pid, dst, d.addr, n, false, msg->src_world);
+}
+
+typedef struct {
+    uint64_t addr; /* where the receiver wants the bytes */
+    uint64_t off;  /* ... which start at this offset of the message */
+    int32_t pid;   /* the receiver */
+    uint32_t unused;
+} put_desc_t;
+
+typedef struct {
+    ucx_op_t op;
+    p2p_wire_hdr_t h;
+    put_desc_t d;
+} cma_put_t;
+_Static_assert(offsetof(cma_put_t, d) == offsetof(cma_put_t, h) + sizeof(p2p_wire_hdr_t), "PUT is contiguous");
+
+static void put_sent(ucx_op_t *op, int status, size_t len)
+{
+    (void)status;
+    (void)len;
+    free(UTIL_CONTAINER_OF(op, cma_put_t, op));
+}
+
+/* Receiver: ask the sender to write bytes [off, n) of the message into q's
+ * buffer; its FIN (an ACK naming q) completes that part. */
+static void send_put(const p2p_msg_t *msg, p2p_req_t *q, size_t off, size_t n)
+{
+    cma_put_t *c = malloc(sizeof *c);
+    if (!c)
+        util_fatal("out of memory");
+    memset(&c->h, 0, sizeof c->h);
+    c->h.kind = P2P_WIRE_CMA_PUT;
+    c->h.src_world = q->owner->world;
+    c->h.dst_world = msg->src_world;
+    c->h.size = n - off;
+    c->h.sreq = msg->sreq;                     /* the sender's request: its buffer */
+    c->h.payload_tag = (uint64_t)(uintptr_t)q; /* echoed in the FIN */
+    c->d = (put_desc_t){ .addr = (uint64_t)(uintptr_t)q->buf + off, .off = off, .pid = (int32_t)getpid() };
+    q->pending++; /* the FIN */
+    c->op.done = put_sent;
+    int rc = p2p_env_send(p2p_proc_of(msg->src_world), &c->h, sizeof c->h + sizeof c->d, NULL, 0, &c->op, NULL);
+    if (rc < 0)
+        util_fatal("cannot send a CMA PUT request to rank %d", msg->src_world);
+    if (rc == 0)
+        free(c);
+}
+
+/* Sender: the receiver's PUT request; write the tail of our buffer into it
+ * (h->size bytes ending where the message ends), then FIN. */
+void p2p_cma_put_arrived(const p2p_wire_hdr_t *h, size_t len)
+{
+    if (UTIL_UNLIKELY(len != sizeof *h + sizeof(put_desc_t)))
+        util_fatal("CMA PUT request of %zu bytes", len);
+    /* our request is still running: it waits for this write and for the
+     * receiver's ACK (cma_desc_t.split) */
+    p2p_req_t *q = (p2p_req_t *)(uintptr_t)h->sreq;
+    put_desc_t d;
+    memcpy(&d, h + 1, sizeof d);
+    copy_with((pid_t)d.pid, (char *)q->buf + d.off, d.addr, h->size, true, h->src_world);
+    p2p_send_ack(h->src_world, h->payload_tag); /* the FIN */
+    p2p_req_part_done(q);
 }
 
 void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n)
 {
     int src_world = msg->src_world;
     uint64_t sreq = msg->sreq;
+    bool split = desc_of(msg).split;
     if (UTIL_UNLIKELY(q->dev)) { /* a device receive buffer: through host memory */
         void *t = n ? malloc(n) : NULL;
         if (n && !t)
@@ -167,11 +260,21 @@ void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n)
         read_from(msg, t, n);
         p2p_msg_free(msg);
         p2p_send_ack(src_world, sreq); /* the sender's buffer is free again */
+        if (split)
+            p2p_send_ack(src_world, sreq);
         p2p_copy_then_complete(q->buf, t, n, q, NULL, t);
         return;
     }
-    read_from(msg, q->buf, n);
+    /* both cores copy a large message: the sender writes the second half
+     * while we read the first (the PUT request goes first) */
+    bool halves = split && n == msg->size; /* a truncated receive reads what fits */
+    size_t mine = halves ? n / 2 : n;
+    if (halves)
+        send_put(msg, q, mine, n);
+    read_from(msg, q->buf, mine);
     p2p_msg_free(msg);
     p2p_send_ack(src_world, sreq);
+    if (split && !halves)
+        p2p_send_ack(src_world, sreq);
     p2p_req_part_done(q);
 }

@@ -234,6 +234,11 @@ void p2p_env_arrived(void *wire, size_t len)
         p2p_msg_free(msg);
         return;
     }
+    if (h->kind == P2P_WIRE_CMA_PUT) {
+        p2p_cma_put_arrived(h, len);
+        p2p_msg_free(msg);
+        return;
+    }
     if (UTIL_UNLIKELY(h->kind == P2P_WIRE_CHAN)) {
         p2p_chan_control(h, len);
         p2p_msg_free(msg);
