@@ -340,6 +340,7 @@ void p2p_copy_sync(void *dst, const void *src, size_t n);
 int p2p_copies_progress(void);
 /* The same, then call fn(arg) (before completing a). */
 void p2p_copy_then_call(void *dst, const void *src, size_t n, p2p_req_t *a, void (*fn)(void *), void *arg);
+void p2p_send_desc_envelope(p2p_req_t *q, int proc, uint8_t kind, size_t desc_len, int extra);
 /* The CUDA IPC route (p2p_ipc.c): false when the buffer cannot be exported
  * (the caller then takes the UCX route); the envelope header is filled. */
 bool p2p_ipc_send(p2p_req_t *q, int proc);

@@ -141,24 +141,7 @@ bool p2p_cma_send(p2p_req_t *q, int proc)
     cma_desc_t *d = (cma_desc_t *)q->inl;
     bool split = split_min > 0 && q->bytes >= split_min;
     *d = (cma_desc_t){ .addr = (uint64_t)(uintptr_t)q->buf, .pid = (int32_t)getpid(), .split = split };
-    p2p_wire_hdr_t *h = &q->hdr;
-    h->kind = P2P_WIRE_CMA;
-    if (!(h->flags & P2P_WIRE_SYNC)) { /* an Ssend counted its ACK already */
-        h->sreq = (uint64_t)(uintptr_t)q;
-        q->pending++;
-    }
-    if (split)
-        q->pending++; /* the second settlement */
-    q->pending++;
-    int rc = p2p_env_send(proc, h, sizeof *h + sizeof *d, NULL, 0, &q->op_env, NULL);
-    if (rc == 1)
-        return true;
-    if (rc < 0) {
-        /* the receiver will never ACK what it never saw */
-        p2p_req_fail(q, MPI_ERR_OTHER);
-        q->pending--;
-    }
-    q->pending--;
+    p2p_send_desc_envelope(q, proc, P2P_WIRE_CMA, sizeof *d, split); /* split: a second settlement */
     return true;
 }
 

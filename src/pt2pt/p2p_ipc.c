@@ -37,22 +37,7 @@ bool p2p_ipc_send(p2p_req_t *q, int proc)
     gpu_ipc_desc_t *d = (gpu_ipc_desc_t *)q->inl;
     if (!gpu_ipc_export(q->buf, q->bytes, d))
         return false;
-    p2p_wire_hdr_t *h = &q->hdr;
-    h->kind = P2P_WIRE_IPC;
-    if (!(h->flags & P2P_WIRE_SYNC)) { /* an Ssend counted its ACK already */
-        h->sreq = (uint64_t)(uintptr_t)q;
-        q->pending++;
-    }
-    q->pending++;
-    int rc = p2p_env_send(proc, h, sizeof *h + sizeof *d, NULL, 0, &q->op_env, NULL);
-    if (rc == 1)
-        return true;
-    if (rc < 0) {
-        /* the receiver will never ACK what it never saw */
-        p2p_req_fail(q, MPI_ERR_OTHER);
-        q->pending--;
-    }
-    q->pending--;
+    p2p_send_desc_envelope(q, proc, P2P_WIRE_IPC, sizeof *d, 0);
     return true;
 }
 

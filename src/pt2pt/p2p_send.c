@@ -81,6 +81,30 @@ static void payload_sent(ucx_op_t *op, int status, size_t len)
     p2p_req_part_done(q);
 }
 
+/* Sends q's envelope followed by a descriptor of desc_len bytes already in
+ * q->inl (the CUDA IPC and CMA routes): the receiver copies from our buffer
+ * and settles the request with 1 + extra ACKs (an Ssend counted one
+ * already). */
+void p2p_send_desc_envelope(p2p_req_t *q, int proc, uint8_t kind, size_t desc_len, int extra)
+{
+    p2p_wire_hdr_t *h = &q->hdr;
+    h->kind = kind;
+    if (!(h->flags & P2P_WIRE_SYNC)) { /* an Ssend counted its ACK already */
+        h->sreq = (uint64_t)(uintptr_t)q;
+        q->pending++;
+    }
+    q->pending += extra + 1; /* + the envelope's own send */
+    int rc = p2p_env_send(proc, h, sizeof *h + desc_len, NULL, 0, &q->op_env, NULL);
+    if (rc == 1)
+        return;
+    if (rc < 0) {
+        /* the receiver will never ACK what it never saw */
+        p2p_req_fail(q, MPI_ERR_OTHER);
+        q->pending -= extra + 1;
+    }
+    q->pending--;
+}
+
 /* Account for a UCX operation's start: rc 0 = done already, 1 = callback later. */
 static void ucx_started(p2p_req_t *q, int rc)
 {
