@@ -259,12 +259,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     coll_op_t o;
     int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
-    bool done = false;
-    if (UTIL_UNLIKELY(gpu_enabled())) { /* host buffers pay this one test */
-        coll_nccl_call_t nc = { COLL_NCCL_ALLREDUCE, in, recvbuf, (size_t)count, datatype, op, 0 };
-        done = coll_nccl_try(r, c, &nc, &err);
-    }
-    if (!done)
+    coll_nccl_call_t nc = { COLL_NCCL_ALLREDUCE, in, recvbuf, (size_t)count, datatype, op, 0 };
+    if (!coll_nccl_try(r, c, &nc, &err)) /* in line: host buffers pay its gpu_enabled() test */
         err = allreduce(r, c, in, recvbuf, (size_t)count, datatype, &o, COLL_TAG_ALLREDUCE);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
     return MPI_SUCCESS;

@@ -84,17 +84,11 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int err = check(c, buffer, count, datatype, root);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     size_t bytes = coll_bytes((size_t)count, datatype);
-    bool done = false;
-    if (UTIL_UNLIKELY(gpu_enabled())) { /* device buffers only; host ones pay one test */
-        coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, bytes, MPI_BYTE, MPI_OP_NULL, root };
-        if (flat_wanted(c, buffer, bytes)) {
-            err = bcast_flat(r, c, buffer, bytes, root, COLL_TAG_BCAST);
-            done = true;
-        } else {
-            done = coll_nccl_try(r, c, &nc, &err);
-        }
-    }
-    if (!done)
+    /* both tests in line: host buffers pay gpu_enabled() once each */
+    coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, bytes, MPI_BYTE, MPI_OP_NULL, root };
+    if (flat_wanted(c, buffer, bytes))
+        err = bcast_flat(r, c, buffer, bytes, root, COLL_TAG_BCAST);
+    else if (!coll_nccl_try(r, c, &nc, &err))
         err = coll_bcast(r, c, buffer, bytes, root, COLL_TAG_BCAST);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     return MPI_SUCCESS;

@@ -243,12 +243,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     coll_op_t o;
     int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &in, &o);
     COLL_CHECK(c, err, err, "MPI_Reduce");
-    bool done = false;
-    if (UTIL_UNLIKELY(gpu_enabled())) { /* host buffers pay this one test */
-        coll_nccl_call_t nc = { COLL_NCCL_REDUCE, in, recvbuf, (size_t)count, datatype, op, root };
-        done = coll_nccl_try(r, c, &nc, &err);
-    }
-    if (!done)
+    coll_nccl_call_t nc = { COLL_NCCL_REDUCE, in, recvbuf, (size_t)count, datatype, op, root };
+    if (!coll_nccl_try(r, c, &nc, &err)) /* in line: host buffers pay its gpu_enabled() test */
         err = coll_reduce(r, c, in, recvbuf, (size_t)count, datatype, &o, root, COLL_TAG_REDUCE);
     COLL_CHECK(c, err, err, "MPI_Reduce");
     return MPI_SUCCESS;

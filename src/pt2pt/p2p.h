@@ -368,6 +368,9 @@ void p2p_send_ack(int src_world, uint64_t sreq);
  * it: through p2p_env_send, or UCX alone when via_ucx (messages whose order
  * a transport must keep); `what` names it if sending fails. */
 void p2p_send_ctl(int proc, const p2p_wire_hdr_t *h, bool via_ucx, const char *what);
+/* The same with a descriptor of dlen bytes after the header (CTS, CMA PUT). */
+void p2p_send_ctl_desc(int proc, const p2p_wire_hdr_t *h, const void *desc, size_t dlen, bool via_ucx,
+                       const char *what);
 /* Completion of a request's envelope (op_env): the request's part is done. */
 void p2p_env_sent(ucx_op_t *op, int status, size_t len);
 

@@ -40,7 +40,6 @@
 #include "util/util_log.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,43 +187,18 @@ typedef struct {
     uint32_t unused;
 } put_desc_t;
 
-typedef struct {
-    ucx_op_t op;
-    p2p_wire_hdr_t h;
-    put_desc_t d;
-} cma_put_t;
-_Static_assert(offsetof(cma_put_t, d) == offsetof(cma_put_t, h) + sizeof(p2p_wire_hdr_t), "PUT is contiguous");
-
-static void put_sent(ucx_op_t *op, int status, size_t len)
-{
-    (void)status;
-    (void)len;
-    free(UTIL_CONTAINER_OF(op, cma_put_t, op));
-}
-
 /* Receiver: ask the sender to write bytes [off, n) of the message into q's
  * buffer; its FIN (an ACK naming q) completes that part. */
 static void send_put(const p2p_msg_t *msg, p2p_req_t *q, size_t off, size_t n)
 {
-    cma_put_t *c = malloc(sizeof *c);
-    if (!c)
-        util_fatal("out of memory");
-    memset(&c->h, 0, sizeof c->h);
-    c->h.kind = P2P_WIRE_CMA_PUT;
-    c->h.src_world = q->owner->world;
-    c->h.dst_world = msg->src_world;
-    c->h.size = n - off;
-    c->h.sreq = msg->sreq;                     /* the sender's request: its buffer */
-    c->h.payload_tag = (uint64_t)(uintptr_t)q; /* echoed in the FIN */
-    c->d = (put_desc_t){ .addr = (uint64_t)(uintptr_t)q->buf + off, .off = off, .pid = (int32_t)getpid() };
+    p2p_wire_hdr_t h = { .kind = P2P_WIRE_CMA_PUT, .src_world = q->owner->world, .dst_world = msg->src_world,
+                         .size = n - off,
+                         .sreq = msg->sreq,                      /* the sender's request: its buffer */
+                         .payload_tag = (uint64_t)(uintptr_t)q }; /* echoed in the FIN */
+    put_desc_t d = { .addr = (uint64_t)(uintptr_t)q->buf + off, .off = off, .pid = (int32_t)getpid() };
     q->pending++; /* the FIN */
     (void)VALGRIND_MAKE_MEM_DEFINED((char *)q->buf + off, n - off);
-    c->op.done = put_sent;
-    int rc = p2p_env_send(p2p_proc_of(msg->src_world), &c->h, sizeof c->h + sizeof c->d, NULL, 0, &c->op, NULL);
-    if (rc < 0)
-        util_fatal("cannot send a CMA PUT request to rank %d", msg->src_world);
-    if (rc == 0)
-        free(c);
+    p2p_send_ctl_desc(p2p_proc_of(msg->src_world), &h, &d, sizeof d, false, "a CMA PUT request");
 }
 
 /* Sender: the receiver's PUT request; write the tail of our buffer into it

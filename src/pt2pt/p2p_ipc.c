@@ -55,43 +55,15 @@ static void copied(void *arg)
     free(x);
 }
 
-typedef struct {
-    ucx_op_t op;
-    p2p_wire_hdr_t h;
-    gpu_ipc_desc_t d;
-} ipc_cts_t;
-_Static_assert(offsetof(ipc_cts_t, d) == offsetof(ipc_cts_t, h) + sizeof(p2p_wire_hdr_t), "CTS is contiguous");
-
-static void cts_sent(ucx_op_t *op, int status, size_t len)
-{
-    (void)status;
-    (void)len;
-    free(UTIL_CONTAINER_OF(op, ipc_cts_t, op));
-}
-
 /* Receiver: ask the sender to write into q's buffer; q completes on its FIN. */
 static bool send_cts(const p2p_msg_t *msg, p2p_req_t *q, size_t n)
 {
-    ipc_cts_t *c = malloc(sizeof *c);
-    if (!c)
-        util_fatal("out of memory");
-    if (!gpu_ipc_export(q->buf, n, &c->d)) {
-        free(c);
+    gpu_ipc_desc_t d;
+    if (!gpu_ipc_export(q->buf, n, &d))
         return false;
-    }
-    memset(&c->h, 0, sizeof c->h);
-    c->h.kind = P2P_WIRE_CTS;
-    c->h.src_world = q->owner->world;
-    c->h.dst_world = msg->src_world;
-    c->h.size = n;
-    c->h.sreq = msg->sreq;
-    c->h.payload_tag = (uint64_t)(uintptr_t)q; /* echoed in the FIN */
-    c->op.done = cts_sent;
-    int rc = p2p_env_send(p2p_proc_of(msg->src_world), &c->h, sizeof c->h + sizeof c->d, NULL, 0, &c->op, NULL);
-    if (rc < 0)
-        util_fatal("cannot send a CTS to rank %d", msg->src_world);
-    if (rc == 0)
-        free(c);
+    p2p_wire_hdr_t h = { .kind = P2P_WIRE_CTS, .src_world = q->owner->world, .dst_world = msg->src_world,
+                         .size = n, .sreq = msg->sreq, .payload_tag = (uint64_t)(uintptr_t)q /* echoed in the FIN */ };
+    p2p_send_ctl_desc(p2p_proc_of(msg->src_world), &h, &d, sizeof d, false, "a CTS");
     return true;
 }
 

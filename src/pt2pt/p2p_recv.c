@@ -4,6 +4,7 @@
 #include "pt2pt/p2p_channel.h"
 #include "util/util_log.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,11 +47,14 @@ void p2p_msg_free(p2p_msg_t *msg)
     free(msg);
 }
 
-/* A control envelope in flight: its header lives here until UCX is done. */
+/* A control envelope in flight: its header (and descriptor) live here until
+ * UCX is done. */
 typedef struct p2p_ctl {
     ucx_op_t op;
     p2p_wire_hdr_t h;
+    uint8_t desc[]; /* follows the header without a gap: one contiguous envelope */
 } p2p_ctl_t;
+_Static_assert(offsetof(p2p_ctl_t, desc) == offsetof(p2p_ctl_t, h) + sizeof(p2p_wire_hdr_t), "contiguous");
 
 static void ctl_sent(ucx_op_t *op, int status, size_t len)
 {
@@ -61,13 +65,22 @@ static void ctl_sent(ucx_op_t *op, int status, size_t len)
 
 void p2p_send_ctl(int proc, const p2p_wire_hdr_t *h, bool via_ucx, const char *what)
 {
-    p2p_ctl_t *c = malloc(sizeof *c);
+    p2p_send_ctl_desc(proc, h, NULL, 0, via_ucx, what);
+}
+
+void p2p_send_ctl_desc(int proc, const p2p_wire_hdr_t *h, const void *desc, size_t dlen, bool via_ucx,
+                       const char *what)
+{
+    p2p_ctl_t *c = malloc(sizeof *c + dlen);
     if (!c)
         util_fatal("out of memory");
     c->h = *h;
+    if (dlen)
+        memcpy(c->desc, desc, dlen);
     c->op.done = ctl_sent;
-    int rc = via_ucx ? ucx_send_envelope(proc, &c->h, sizeof c->h, NULL, 0, &c->op, NULL)
-                     : p2p_env_send(proc, &c->h, sizeof c->h, NULL, 0, &c->op, NULL);
+    size_t len = sizeof c->h + dlen;
+    int rc = via_ucx ? ucx_send_envelope(proc, &c->h, len, NULL, 0, &c->op, NULL)
+                     : p2p_env_send(proc, &c->h, len, NULL, 0, &c->op, NULL);
     if (rc < 0)
         util_fatal("cannot send %s", what);
     if (rc == 0)
