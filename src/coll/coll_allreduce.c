@@ -211,7 +211,7 @@ static int allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t
          * it may land in out directly and take ours on the left */
         bool direct = halving && in != out;
         void *peer_data = direct ? out : tmp_of(&a);
-        coll_keep_err(&err, coll_recv(r, c, peer_data, a.bytes, me - 1, tag));
+        coll_keep_err(&err, coll_recv_pull(r, c, peer_data, a.bytes, me - 1, tag));
         if (!direct)
             coll_copy(out, in, a.bytes);
         coll_op_apply(op, direct ? in : peer_data, out, count);

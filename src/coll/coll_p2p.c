@@ -57,22 +57,28 @@ static void start(p2p_req_t *q)
 }
 
 static p2p_req_t *start_new(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const void *buf, size_t bytes, int peer,
-                            int tag)
+                            int tag, bool pull)
 {
     p2p_req_t *q = p2p_req_alloc(r);
     setup(q, r, c, kind, buf, bytes, peer, tag);
+    q->pull = pull;
     start(q);
     return q;
 }
 
 p2p_req_t *coll_isend(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag)
 {
-    return start_new(r, c, P2P_REQ_SEND, buf, bytes, peer, tag);
+    return start_new(r, c, P2P_REQ_SEND, buf, bytes, peer, tag, false);
 }
 
 p2p_req_t *coll_irecv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
 {
-    return start_new(r, c, P2P_REQ_RECV, buf, bytes, peer, tag);
+    return start_new(r, c, P2P_REQ_RECV, buf, bytes, peer, tag, false);
+}
+
+p2p_req_t *coll_irecv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
+{
+    return start_new(r, c, P2P_REQ_RECV, buf, bytes, peer, tag, true);
 }
 
 int coll_waitall(p2p_req_t **reqs, int n)
@@ -123,7 +129,7 @@ static int recv_blocking(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int 
 {
     p2p_req_t q;
     setup(&q, r, c, P2P_REQ_RECV, buf, bytes, peer, tag);
-    q.ipc_pull = pull;
+    q.pull = pull;
     start(&q);
     return finish(&q);
 }
@@ -142,6 +148,9 @@ void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, comm_t *c, const void *sbuf,
                      void *rbuf, size_t rbytes, int src, int tag)
 {
     setup(&x->rq, r, c, P2P_REQ_RECV, rbuf, rbytes, src, tag);
+    /* a host exchange's peer core is busy with its own receive: no split
+     * (coll_p2p.h); device pushes stay (faster copies, one engine each) */
+    x->rq.pull = !x->rq.dev;
     start(&x->rq);
     int world;
     /* a small send to another process is done when this returns (eager:

@@ -33,10 +33,16 @@ int coll_xchg_finish(coll_xchg_t *x);
 /* Blocking forms built on the above (requests on the stack). */
 int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag);
 int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
-/* coll_recv of a device message that the receiver copies from the sender's
- * buffer at any size (CUDA IPC, p2p_ipc.c), so that the receivers of one
- * sender copy at once instead of queueing behind its pushes. */
+/* Receives whose payload the receiver copies whole from the sender's
+ * buffer, never asking the sender to write a part (p2p_req_t.pull):
+ *  - device messages (CUDA IPC, p2p_ipc.c): the receivers of one sender
+ *    copy at once instead of queueing behind its pushes (flat Bcast);
+ *  - host messages between processes (CMA, p2p_cma.c) that this rank
+ *    reduces at once: the half a sender writes sits in its core's cache.
+ * coll_xchg_start's receive of host data is always one: in an exchange the
+ * peer's core is busy with its own receive, so a split saves nothing. */
 int coll_recv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
+p2p_req_t *coll_irecv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
 /* coll_xchg_start + coll_xchg_finish. */
 int coll_sendrecv(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
                   size_t rbytes, int src, int tag);

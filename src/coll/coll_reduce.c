@@ -7,7 +7,8 @@
  * then rooted at rank 0, which forwards the result to the root).  Tree
  * messages travel in segments (SEG_BYTES), reduced as they arrive; a
  * commutative op receives its first child's data straight into the result
- * (no copy of the input). */
+ * (no copy of the input).  Its receives pull (coll_recv_pull): this core
+ * reduces the data at once, so it copies it into its own cache itself. */
 #include "coll/coll_nb.h"
 
 #include <stdlib.h>
@@ -76,14 +77,14 @@ static int recv_reduce(p2p_rank_t *r, comm_t *c, void *acc, const void *first, c
 {
     void *into = first ? acc : tmp;
     if (s->n == 1) { /* one message (two ranks, short vectors): its request on the stack */
-        int err = coll_recv(r, c, into, coll_bytes(s->count, s->dt), peer, tag);
+        int err = coll_recv_pull(r, c, into, coll_bytes(s->count, s->dt), peer, tag);
         reduce_seg(op, acc, first, tmp, s, 0);
         return err;
     }
     int err = MPI_SUCCESS;
     p2p_req_t *small[8], **q = s->n <= 8 ? small : coll_malloc(s->n * sizeof *q);
     for (size_t k = 0; k < s->n; k++)
-        q[k] = coll_irecv(r, c, seg_at(s, into, k), coll_bytes(seg_len(s, k), s->dt), peer, tag);
+        q[k] = coll_irecv_pull(r, c, seg_at(s, into, k), coll_bytes(seg_len(s, k), s->dt), peer, tag);
     for (size_t k = 0; k < s->n; k++) {
         coll_keep_err(&err, coll_waitall(&q[k], 1));
         reduce_seg(op, acc, first, tmp, s, k);
@@ -165,7 +166,7 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
          * reduces its own input onto it */
         if (me != root)
             return coll_send(r, c, in, bytes, root, tag);
-        err = coll_recv(r, c, out, bytes, 1 - root, tag);
+        err = coll_recv_pull(r, c, out, bytes, 1 - root, tag);
         coll_op_apply(op, in, out, count);
         return err;
     }

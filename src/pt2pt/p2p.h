@@ -142,7 +142,8 @@ struct AMPI_Request_s {
     bool posted;         /* receive sits in the posted queue */
     bool internal;       /* library-owned (Bsend), released on completion */
     bool dev;            /* buf is device memory */
-    bool ipc_pull;       /* receive: copy from the sender's buffer (CUDA IPC) at any size, never ask it to push */
+    bool pull;           /* receive: copy the whole payload from the sender's buffer ourselves, never ask it to
+                          * write a part (CUDA IPC push, CMA split: p2p_ipc.c, p2p_cma.c) */
     int pending;         /* outstanding parts (UCX ops, ACK, local match) */
     p2p_rank_t *owner;
     rank_ult_t *waiter;  /* the thread that made it and is woken by its completion */
@@ -253,7 +254,7 @@ static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind
     q->kind = (uint8_t)kind;
     q->mode = P2P_MODE_STANDARD;
     q->persistent = q->active = q->complete = q->freed = false;
-    q->posted = q->internal = q->dev = q->ipc_pull = false;
+    q->posted = q->internal = q->dev = q->pull = false;
     q->pending = 0;
     q->owner = r;
     /* usually the rank's own thread; a helper thread of the rank (e.g. one

@@ -21,8 +21,8 @@
  * process_vm_writev and answers with a FIN; the receive completes with both
  * halves.  The sender, told by the envelope's split flag, waits for two
  * settlements: its own write (on the PUT) and the receiver's ACK, which may
- * arrive in either order; a receiver that does not split (a truncated or a
- * device receive) sends two ACKs.  One core's copy bounded osu_bw at 1 MiB
+ * arrive in either order; a receiver that does not split (a truncated, a
+ * device or a pull receive) sends two ACKs.  One core's copy bounded osu_bw at 1 MiB
  * (15.7 GB/s, Open MPI 18.3 on the lent machine); on the 2-core development
  * machine splitting from 64 KiB doubled osu_bw from 128 KiB on (1 MiB: 23-29
  * vs 8-12 GB/s) and halved the 1 MiB latency.
@@ -235,8 +235,14 @@ void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n)
         return;
     }
     /* both cores copy a large message: the sender writes the second half
-     * while we read the first (the PUT request goes first) */
-    bool halves = split && n == msg->size; /* a truncated receive reads what fits */
+     * while we read the first (the PUT request goes first).  Not for a
+     * receive marked pull: the collectives mark those whose data this core
+     * reduces at once, or that arrive while this core sends (an exchange):
+     * a half written by the sender's core sits in its cache, and reading it
+     * from there cost more than the split saved (osu_reduce, 2 processes:
+     * 11-15 us at 64 KiB split, 8-10 us read by the receiver alone); in an
+     * exchange both cores copy anyway. */
+    bool halves = split && n == msg->size && !q->pull; /* a truncated receive reads what fits */
     size_t mine = halves ? n / 2 : n;
     if (halves)
         send_put(msg, q, mine, n);

@@ -104,9 +104,9 @@ void p2p_ipc_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n)
     /* Pulling leaves two host messages (CTS, FIN) off the critical path of a
      * ping-pong; pushing makes faster copies and more bandwidth.
      * AMPI_GPU_IPC_PUSH_MIN sets the crossover (default 512 KiB).  A receive
-     * marked ipc_pull always pulls: several of them reading one sender's
+     * marked pull always pulls: several of them reading one sender's
      * buffer run at once, where pushes would queue on the sender's stream. */
-    if (p2p_proc.gpu_ipc_push && n > 0 && n >= p2p_proc.gpu_ipc_push_min && q->dev && !q->ipc_pull &&
+    if (p2p_proc.gpu_ipc_push && n > 0 && n >= p2p_proc.gpu_ipc_push_min && q->dev && !q->pull &&
         send_cts(msg, q, n)) {
         p2p_msg_free(msg);
         return;
