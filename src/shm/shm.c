@@ -1,6 +1,7 @@
 /* Shared-memory segments and the receiver's poll (see shm.h, shm_ring.h). */
 #include "shm/shm.h"
 #include "ucx/ucx_pmix.h"
+#include "util/util_env.h"
 #include "util/util_log.h"
 
 #include <errno.h>
@@ -171,6 +172,9 @@ static void populate(void *ring, size_t bytes)
 void shm_attach(void)
 {
     int reached = 0;
+    /* AMPI_SHM_MEDIUM=0: no medium entries (8-32 KiB payloads then always
+     * take the CMA route) */
+    bool medium = util_env_long("AMPI_SHM_MEDIUM", 1) != 0;
     S.peer_seg = calloc((size_t)S.nprocs, sizeof *S.peer_seg);
     shm_tx = calloc((size_t)S.nprocs, sizeof *shm_tx);
     if (!S.peer_seg || !shm_tx)
@@ -182,6 +186,7 @@ void shm_attach(void)
         shm_tx[p].ring = ring_in(h, S.proc);
         populate(shm_tx[p].ring, shm_ring_bytes(S.cells));
         shm_tx[p].mask = S.cells - 1;
+        shm_tx[p].entry_max = medium && S.cells >= SHM_MEDIUM_MIN_CELLS ? SHM_MEDIUM_MAX : SHM_ENTRY_MAX;
         shm_tx[p].notify = S.use_notify ? &h->notify : NULL;
         reached++;
     }

@@ -49,6 +49,20 @@ static inline bool shm_send(int proc, const void *a, size_t alen, const void *b,
     return shm_ring_put(&shm_tx[proc], a, alen, b, blen);
 }
 
+/* Whether process proc's ring takes medium entries (shm_ring.h) and has not
+ * yet taken the last entry we marked with shm_mark: we are streaming to it
+ * (pt2pt marks its payload envelopes, not the ACKs and replies between
+ * them, which would make a ping-pong look like a stream). */
+static inline bool shm_streaming(int proc)
+{
+    return shm_tx && shm_tx[proc].ring && shm_tx[proc].entry_max > SHM_ENTRY_MAX && shm_ring_busy(&shm_tx[proc]);
+}
+static inline void shm_mark(int proc)
+{
+    if (shm_tx && shm_tx[proc].ring)
+        shm_tx[proc].mark = shm_tx[proc].head;
+}
+
 /* Take arrived envelopes, oldest first per sender, calling fn on each; the
  * bytes are valid during the call only.  Returns how many were taken.  fn
  * may send (also through shm); a nested shm_poll returns 0 at once. */

@@ -67,6 +67,15 @@
 #define SHM_CELL_DATA (SHM_CELL_SIZE - SHM_CELL_HDR) /* what a one-cell entry holds */
 #define SHM_ENTRY_CELLS 33u
 #define SHM_ENTRY_MAX (SHM_ENTRY_CELLS * SHM_CELL_SIZE - SHM_CELL_HDR)
+/* Medium entries: up to SHM_MEDIUM_CELLS (a full envelope with 32 KiB of
+ * data), in rings of at least SHM_MEDIUM_MIN_CELLS whose sender sets
+ * shm_tx_t.entry_max; they always leave a quarter of the ring free for the
+ * small envelopes and replies that follow (pt2pt sends 8-32 KiB payloads
+ * this way only while the receiver is still busy with earlier ones, see
+ * p2p_send.c). */
+#define SHM_MEDIUM_CELLS 129u
+#define SHM_MEDIUM_MAX (SHM_MEDIUM_CELLS * SHM_CELL_SIZE - SHM_CELL_HDR)
+#define SHM_MEDIUM_MIN_CELLS 2048u
 #define SHM_PAD UINT32_MAX /* len of an entry that fills the rest of a lap */
 #define SHM_MIN_CELLS 128u
 #define SHM_MAX_CELLS 4096u
@@ -88,12 +97,15 @@ _Static_assert((SHM_MIN_CELLS & (SHM_MIN_CELLS - 1)) == 0 && (SHM_MAX_CELLS & (S
 _Static_assert(sizeof(shm_cell_t) == SHM_CELL_SIZE, "a cell is SHM_CELL_SIZE bytes");
 _Static_assert(sizeof(shm_ring_t) % SHM_LINE == 0, "rings follow each other on line boundaries");
 _Static_assert(SHM_ENTRY_CELLS <= SHM_MIN_CELLS / 2, "a pad and an entry fit an empty ring");
+_Static_assert(SHM_MEDIUM_CELLS <= SHM_MEDIUM_MIN_CELLS / 8, "medium entries leave room in their rings");
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "ring words must be lock-free to work between processes");
 
 typedef struct shm_tx {
     shm_ring_t *ring; /* NULL: no ring to this process */
     uint32_t head, tail_seen;
     uint32_t mask;            /* the ring's cells - 1 */
+    uint32_t entry_max;       /* longest entry it takes: 0 = SHM_ENTRY_MAX, or SHM_MEDIUM_MAX */
+    uint32_t mark;            /* head after the last entry the caller marked (shm_ring_busy) */
     _Atomic uint32_t *notify; /* the receiver's "something arrived" word, or NULL */
 } shm_tx_t;
 
@@ -126,19 +138,22 @@ static inline uint32_t shm_ring_cells_for(int nprocs)
 static inline uint32_t shm_entry_cells(size_t len) { return (uint32_t)((len + SHM_CELL_HDR + SHM_CELL_SIZE - 1) / SHM_CELL_SIZE); }
 
 /* Copies a[alen] then b[blen] into the next entry; false (nothing done) when
- * they exceed SHM_ENTRY_MAX or the ring has no room. */
+ * they exceed the ring's entry_max or the ring has no room (for a medium
+ * entry: no room with a quarter of the ring left over). */
 static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const void *b, size_t blen)
 {
-    if (alen > SHM_ENTRY_MAX || blen > SHM_ENTRY_MAX - alen) /* (no alen + blen: it could wrap) */
+    size_t max = t->entry_max ? t->entry_max : SHM_ENTRY_MAX;
+    if (alen > max || blen > max - alen) /* (no alen + blen: it could wrap) */
         return false;
     size_t len = alen + blen;
     uint32_t k = len <= SHM_CELL_DATA ? 1 : shm_entry_cells(len);
     uint32_t n = t->mask + 1;
     uint32_t at = t->head & t->mask;
     uint32_t pad = at + k > n ? n - at : 0; /* the entry would wrap: start the next lap */
-    if (t->head + pad + k - t->tail_seen > n) {
+    uint32_t keep = len > SHM_ENTRY_MAX ? n / 4 : 0;
+    if (t->head + pad + k + keep - t->tail_seen > n) {
         t->tail_seen = atomic_load_explicit(&t->ring->tail, memory_order_acquire);
-        if (t->head + pad + k - t->tail_seen > n)
+        if (t->head + pad + k + keep - t->tail_seen > n)
             return false;
     }
     if (pad) {
@@ -159,6 +174,18 @@ static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const v
     if (t->notify) /* after the entry: a receiver that sees the word sees the entry */
         atomic_store_explicit(t->notify, 1, memory_order_release);
     return true;
+}
+
+/* Whether the receiver has yet to take the last entry the caller marked
+ * (t->mark = t->head after putting it); entries put after it, unmarked,
+ * do not count.  Reads the receiver's tail line unless our cached copy
+ * already says it took that entry. */
+static inline bool shm_ring_busy(shm_tx_t *t)
+{
+    if ((int32_t)(t->mark - t->tail_seen) <= 0)
+        return false;
+    t->tail_seen = atomic_load_explicit(&t->ring->tail, memory_order_acquire);
+    return (int32_t)(t->mark - t->tail_seen) > 0;
 }
 
 /* Give an entry of k cells starting at the tail back to the sender. */

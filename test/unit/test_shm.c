@@ -2,7 +2,8 @@
  * and contents across wrap-around (of the cell array and of the 32-bit
  * positions) with entries of one and of several cells (pads at a lap's
  * end), a full ring, envelopes that do not fit, bytes of a long entry that
- * look like a later seq, the notify word, and a producer and a consumer in
+ * look like a later seq, the notify word, medium entries (8-32 KiB
+ * payloads), and a producer and a consumer in
  * two processes hammering one ring -- each for the smallest and the
  * largest ring size -- and the choice of ring size by job size. */
 #include "shm/shm_ring.h"
@@ -42,7 +43,7 @@ static void ring_at(shm_ring_t *r, shm_tx_t *tx, shm_rx_t *rx, uint32_t start)
 {
     shm_ring_init(r, N);
     atomic_store(&r->tail, start);
-    *tx = (shm_tx_t){ .ring = r, .head = start, .tail_seen = start, .mask = N - 1 };
+    *tx = (shm_tx_t){ .ring = r, .head = start, .tail_seen = start, .mask = N - 1, .mark = start };
     *rx = (shm_rx_t){ .ring = r, .tail = start, .mask = N - 1 };
 }
 
@@ -170,6 +171,81 @@ static void test_stale_bytes(shm_ring_t *r)
     CHECK(shm_ring_peek(&rx) == NULL, "a cell that held a long entry's bytes is taken as an entry");
 }
 
+/* Medium entries (entry_max = SHM_MEDIUM_MAX, rings of SHM_MEDIUM_MIN_CELLS
+ * or more): bytes intact across wrap-around, a quarter of the ring always
+ * left for small entries, stale bytes of a medium entry never taken for a
+ * seq, and shm_ring_busy telling whether the receiver has taken them all. */
+static void test_medium(shm_ring_t *r)
+{
+    shm_tx_t tx;
+    shm_rx_t rx;
+    ring_at(r, &tx, &rx, UINT32_MAX - 300);
+    static uint8_t buf[SHM_MEDIUM_MAX + 1];
+    CHECK(!shm_ring_put(&tx, buf, SHM_ENTRY_MAX + 1, NULL, 0), "no medium entry without entry_max");
+    tx.entry_max = SHM_MEDIUM_MAX;
+    CHECK(!shm_ring_put(&tx, buf, SHM_MEDIUM_MAX + 1, NULL, 0), "nothing above SHM_MEDIUM_MAX");
+    CHECK(!shm_ring_busy(&tx), "an empty ring is not busy");
+    const shm_cell_t *c;
+    /* lengths from just above an 8 KiB entry to the largest, over several laps */
+    for (uint32_t i = 0; i < 3 * N / SHM_MEDIUM_CELLS; i++) {
+        size_t len = SHM_ENTRY_MAX + 1 + (i * 7919u) % (SHM_MEDIUM_MAX - SHM_ENTRY_MAX);
+        for (size_t k = 0; k < len; k++)
+            buf[k] = (uint8_t)(i * 31u + k * 7u);
+        size_t split = i % 3 == 0 ? len : 56; /* header + payload, as pt2pt sends them */
+        CHECK(shm_ring_put(&tx, buf, split, buf + split, len - split), "medium entry %u", i);
+        CHECK(!shm_ring_busy(&tx), "an unmarked entry does not make the ring busy");
+        tx.mark = tx.head;
+        CHECK(shm_ring_busy(&tx), "a ring holding our marked entry is busy");
+        CHECK(shm_ring_put(&tx, buf, 4, NULL, 0));
+        c = shm_ring_peek(&rx);
+        CHECK(c && c->len == len && memcmp(c->bytes, buf, len) == 0, "medium entry %u has wrong bytes", i);
+        if (c)
+            shm_ring_pop(&rx, c);
+        CHECK(!shm_ring_busy(&tx), "taken the marked entry, the ring is not busy (an unmarked one follows)");
+        CHECK(shm_ring_put(&tx, buf, len, NULL, 0));
+        c = shm_ring_peek(&rx);
+        CHECK(c && c->len == 4 && memcmp(c->bytes, buf, 4) == 0, "the one-cell entry after medium entry %u", i);
+        if (c)
+            shm_ring_pop(&rx, c);
+        c = shm_ring_peek(&rx);
+        CHECK(c && c->len == len && memcmp(c->bytes, buf, len) == 0, "medium entry %u (whole) has wrong bytes", i);
+        if (c)
+            shm_ring_pop(&rx, c);
+    }
+    /* full of medium entries: a quarter stays free, and small ones still fit */
+    unsigned fitted = 0;
+    while (shm_ring_put(&tx, buf, SHM_MEDIUM_MAX, NULL, 0))
+        fitted++;
+    CHECK(fitted > 0 && tx.head - rx.tail <= N - N / 4, "%u medium entries left %u of %u cells", fitted,
+          N - (tx.head - rx.tail), N);
+    CHECK(shm_ring_put(&tx, buf, SHM_ENTRY_MAX, NULL, 0), "an 8 KiB entry fits beside a full load of medium ones");
+    CHECK(shm_ring_put(&tx, buf, 4, NULL, 0), "and a one-cell one");
+    while ((c = shm_ring_peek(&rx)))
+        shm_ring_pop(&rx, c);
+    /* stale bytes: a medium entry's bytes where later laps put headers */
+    uint32_t first = tx.head;
+    memset(buf, 0, SHM_MEDIUM_MAX);
+    for (uint32_t j = 1; j < SHM_MEDIUM_CELLS; j++) {
+        uint32_t later = first + j + N + 1;
+        memcpy(buf + j * SHM_CELL_SIZE - SHM_CELL_HDR, &later, sizeof later);
+    }
+    CHECK(shm_ring_put(&tx, buf, SHM_MEDIUM_MAX, NULL, 0));
+    c = shm_ring_peek(&rx);
+    CHECK(c && c->len == SHM_MEDIUM_MAX && memcmp(c->bytes, buf, SHM_MEDIUM_MAX) == 0);
+    if (c)
+        shm_ring_pop(&rx, c);
+    uint8_t b = 9;
+    while (tx.head != first + N + 1) {
+        CHECK(shm_ring_put(&tx, &b, 1, NULL, 0));
+        c = shm_ring_peek(&rx);
+        CHECK(c && c->len == 1 && c->bytes[0] == 9);
+        if (!c)
+            return;
+        shm_ring_pop(&rx, c);
+    }
+    CHECK(shm_ring_peek(&rx) == NULL, "a cell that held a medium entry's bytes is taken as an entry");
+}
+
 static void test_notify(shm_ring_t *r)
 {
     shm_tx_t tx;
@@ -274,6 +350,8 @@ int main(void)
         test_full_and_too_big(r);
         test_stale_bytes(r);
         test_notify(r);
+        if (N >= SHM_MEDIUM_MIN_CELLS)
+            test_medium(r);
         free(r);
         test_two_processes();
     }
