@@ -161,6 +161,9 @@ void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, comm_t *c, const void *sbuf,
         return;
     }
     setup(&x->sq, r, c, P2P_REQ_SEND, sbuf, sbytes, dst, tag);
+    /* nor a medium ring entry (two copies on each core, where the peer's
+     * single read leaves ours free for its own) */
+    x->sq.pull = x->rq.pull;
     start(&x->sq);
 }
 

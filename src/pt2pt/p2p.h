@@ -143,7 +143,8 @@ struct AMPI_Request_s {
     bool internal;       /* library-owned (Bsend), released on completion */
     bool dev;            /* buf is device memory */
     bool pull;           /* receive: copy the whole payload from the sender's buffer ourselves, never ask it to
-                          * write a part (CUDA IPC push, CMA split: p2p_ipc.c, p2p_cma.c) */
+                          * write a part (CUDA IPC push, CMA split: p2p_ipc.c, p2p_cma.c); send: the peer
+                          * copies it (no medium ring entry, p2p_send.c) */
     int pending;         /* outstanding parts (UCX ops, ACK, local match) */
     p2p_rank_t *owner;
     rank_ult_t *waiter;  /* the thread that made it and is woken by its completion */

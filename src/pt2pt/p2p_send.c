@@ -172,8 +172,9 @@ static void send_remote(p2p_req_t *q, int dst_world)
          * osu_bw's 16-32 KiB windows ran at 0.7-0.9x Open MPI's rate.  A
          * lone message still takes the single copy (lower latency), and so
          * does a rank with receives posted (osu_bibw: both cores already
-         * copy, and two copies a message halved its 32 KiB rate here). */
-        if (q->bytes <= SHM_MEDIUM_MAX - sizeof *h && me->posted.count == 0 && shm_streaming(proc)) {
+         * copy, and two copies a message halved its 32 KiB rate here) or
+         * a collective's exchange (q->pull, coll_xchg_start). */
+        if (q->bytes <= SHM_MEDIUM_MAX - sizeof *h && !q->pull && me->posted.count == 0 && shm_streaming(proc)) {
             h->kind = P2P_WIRE_EAGER;
             if (shm_send(proc, h, sizeof *h, data, q->bytes)) {
                 shm_mark(proc);
