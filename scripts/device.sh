@@ -269,7 +269,8 @@ gpu_test_action() {
 # built with mpicc and run by Open MPI's mpirun over the CUDA-aware UCX), so
 # that one call compares them side by side.  SWEEP_ROUNDS=N (default 1)
 # runs the whole list N times, variants interleaved, so that a slow spell of
-# the machine hits every variant alike (compare medians over the rounds).
+# the machine hits every variant alike (compare medians over the rounds),
+# after one discarded warm-up run (SWEEP_WARMUP=0: none).
 # Writes NAME/sweep.csv (variant,benchmark,size,value,round).
 sweep_action() {
     local name=$1 placement=$2 max=$3 variants=$4
@@ -294,6 +295,13 @@ sweep_action() {
     local dev_args=()
     [ "$placement" = D-D ] && dev_args=(-d cuda)
     echo "variant,benchmark,size,value,round" >"$res/sweep.csv"
+    # one untimed run first (SWEEP_WARMUP=0: none): the first run on a fresh
+    # machine was up to 2x slower at every size in one call (BENCHMARKS.md)
+    if [ "${SWEEP_WARMUP:-1}" != 0 ]; then
+        echo "== $name: warm-up (discarded)"
+        timeout 90 "$prefix/bin/ampirun" --timeout 80 -np 2 "$dir/osu_bw" "${dev_args[@]}" -m "1:$max" \
+            "${placement%-*}" "${placement#*-}" >/dev/null 2>&1
+    fi
     local IFS=';' v round
     for ((round = 1; round <= ${SWEEP_ROUNDS:-1}; round++)); do
     for v in $variants; do
