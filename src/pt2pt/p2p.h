@@ -213,6 +213,7 @@ typedef struct p2p_proc {
     int ncopies;
     p2p_msg_t *env_pool; /* free envelope buffers of p2p_env_max() bytes */
     unsigned idle_polls; /* empty polls in a row (p2p_idle) */
+    bool rank_fed;       /* an envelope just completed the last receive a rank had posted (shm_envelope) */
     bool idle_yield;     /* p2p_idle may yield the core (!rank_cpu_owned()) */
     rank_pe_t pe;
 } p2p_proc_t;

@@ -243,12 +243,15 @@ static __attribute__((noinline)) int drain(shm_envelope_fn fn)
         const shm_cell_t *c;
         /* at most a ring's worth per sender and poll: one busy sender cannot
          * keep us from the others (or from UCX) */
-        for (; k < S.cells && (c = shm_ring_peek(r)); k++) {
-            fn(c->bytes, c->len);
+        bool stop = false;
+        for (; k < S.cells && !stop && (c = shm_ring_peek(r)); k++) {
+            stop = fn(c->bytes, c->len);
             shm_ring_pop(r, c);
         }
         n += (int)k;
-        S.more |= k == S.cells;
+        S.more |= k == S.cells || stop;
+        if (stop)
+            break;
     }
     S.polling = false;
     return n;

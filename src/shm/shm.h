@@ -65,8 +65,10 @@ static inline void shm_mark(int proc)
 
 /* Take arrived envelopes, oldest first per sender, calling fn on each; the
  * bytes are valid during the call only.  Returns how many were taken.  fn
- * may send (also through shm); a nested shm_poll returns 0 at once. */
-typedef void (*shm_envelope_fn)(const void *env, size_t len);
+ * may send (also through shm); a nested shm_poll returns 0 at once.  fn
+ * returns true to end this poll after its envelope (the rest wait for the
+ * next one). */
+typedef bool (*shm_envelope_fn)(const void *env, size_t len);
 int shm_poll(shm_envelope_fn fn);
 
 #endif
