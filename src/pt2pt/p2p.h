@@ -146,6 +146,7 @@ struct AMPI_Request_s {
                           * write a part (CUDA IPC push, CMA split: p2p_ipc.c, p2p_cma.c); send: the peer
                           * copies it (no medium ring entry, p2p_send.c) */
     int pending;         /* outstanding parts (UCX ops, ACK, local match) */
+    int cma_proc;        /* send read by process_vm_readv: 1 + the reader's process until it settles (p2p_cma.c) */
     p2p_rank_t *owner;
     rank_ult_t *waiter;  /* the thread that made it and is woken by its completion */
     void *buf;
@@ -258,6 +259,7 @@ static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind
     q->persistent = q->active = q->complete = q->freed = false;
     q->posted = q->internal = q->dev = q->pull = false;
     q->pending = 0;
+    q->cma_proc = 0;
     q->owner = r;
     /* usually the rank's own thread; a helper thread of the rank (e.g. one
      * running a nonblocking collective) waits on its own requests */
@@ -357,6 +359,7 @@ void p2p_cma_publish(void);
 void p2p_cma_attach(void);
 void p2p_cma_fini(void);
 bool p2p_cma_send(p2p_req_t *q, int proc);
+void p2p_cma_settled(p2p_req_t *q); /* a send of p2p_cma_send's completed (p2p_req_part_done) */
 size_t p2p_cma_desc_size(void);
 void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n);
 void p2p_cma_put_arrived(const p2p_wire_hdr_t *h, size_t len);

@@ -22,7 +22,8 @@
  * halves.  The sender, told by the envelope's split flag, waits for two
  * settlements: its own write (on the PUT) and the receiver's ACK, which may
  * arrive in either order; a receiver that does not split (a truncated, a
- * device or a pull receive) sends two ACKs.  One core's copy bounded osu_bw at 1 MiB
+ * device or a pull receive, or one whose sender still has sends of ours to
+ * read) sends two ACKs.  One core's copy bounded osu_bw at 1 MiB
  * (15.7 GB/s, Open MPI 18.3 on the lent machine); on the 2-core development
  * machine splitting from 64 KiB doubled osu_bw from 128 KiB on (1 MiB: 23-29
  * vs 8-12 GB/s) and halved the 1 MiB latency.
@@ -68,6 +69,7 @@ typedef struct {
 _Static_assert(sizeof(cma_desc_t) <= P2P_INLINE_MAX, "the descriptor travels in the request's inline buffer");
 
 static bool *peer_ok; /* by process: it takes part (NULL: the route is off) */
+static int *unsettled; /* by process: our sends it has yet to settle (its core is busy reading them) */
 static size_t split_min; /* AMPI_CMA_SPLIT: receives from this size on copy on both sides */
 
 /* Yama's setting: -1 when the module is absent (only the classic ptrace
@@ -105,8 +107,12 @@ void p2p_cma_publish(void)
     char ok = can_take_part() ? 1 : 0;
     if (ucx_pmix_put(CMA_KEY, &ok, 1) != 0)
         util_warn("cannot publish the CMA setting through PMIx");
-    if (ok)
+    if (ok) {
         peer_ok = calloc((size_t)p2p_proc.nprocs, sizeof *peer_ok);
+        unsettled = calloc((size_t)p2p_proc.nprocs, sizeof *unsettled);
+        if (!peer_ok || !unsettled)
+            util_fatal("out of memory for %d processes' CMA state", p2p_proc.nprocs);
+    }
     split_min = util_env_size("AMPI_CMA_SPLIT", 64 * 1024);
 }
 
@@ -130,7 +136,9 @@ void p2p_cma_attach(void)
 void p2p_cma_fini(void)
 {
     free(peer_ok);
+    free(unsettled);
     peer_ok = NULL;
+    unsettled = NULL;
 }
 
 bool p2p_cma_send(p2p_req_t *q, int proc)
@@ -140,8 +148,17 @@ bool p2p_cma_send(p2p_req_t *q, int proc)
     cma_desc_t *d = (cma_desc_t *)q->inl;
     bool split = split_min > 0 && q->bytes >= split_min;
     *d = (cma_desc_t){ .addr = (uint64_t)(uintptr_t)q->buf, .pid = (int32_t)getpid(), .split = split };
+    q->cma_proc = proc + 1;
+    unsettled[proc]++;
     p2p_send_desc_envelope(q, proc, P2P_WIRE_CMA, sizeof *d, split); /* split: a second settlement */
     return true;
+}
+
+void p2p_cma_settled(p2p_req_t *q)
+{
+    if (unsettled) /* (a send that settles after p2p_cma_fini) */
+        unsettled[q->cma_proc - 1]--;
+    q->cma_proc = 0;
 }
 
 size_t p2p_cma_desc_size(void) { return sizeof(cma_desc_t); }
@@ -241,8 +258,10 @@ void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n)
      * a half written by the sender's core sits in its cache, and reading it
      * from there cost more than the split saved (osu_reduce, 2 processes:
      * 11-15 us at 64 KiB split, 8-10 us read by the receiver alone); in an
-     * exchange both cores copy anyway. */
-    bool halves = split && n == msg->size && !q->pull; /* a truncated receive reads what fits */
+     * exchange both cores copy anyway.  Nor while the sender's process has
+     * our own sends to read (osu_bibw): its core is busy with those, and
+     * asking it to write as well cost 16-33% of the 64-512 KiB rate. */
+    bool halves = split && n == msg->size && !q->pull && unsettled[p2p_proc_of(src_world)] == 0;
     size_t mine = halves ? n / 2 : n;
     if (halves)
         send_put(msg, q, mine, n);

@@ -78,6 +78,8 @@ void p2p_req_part_done(p2p_req_t *q)
     if (UTIL_UNLIKELY(q->ubuf != NULL) && q->kind == P2P_REQ_RECV && !q->status.ampi_cancelled)
         dt_unpack(q->pack, (size_t)q->status.ampi_count, q->ubuf, q->count, q->dt);
     q->complete = true;
+    if (UTIL_UNLIKELY(q->cma_proc))
+        p2p_cma_settled(q);
     p2p_rank_t *r = q->owner;
     rank_ult_t *waiter = q->waiter ? q->waiter : r->ult; /* q may be released below */
     if (q->internal) {
