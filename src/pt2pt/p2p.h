@@ -221,6 +221,15 @@ typedef struct p2p_proc {
 
 extern p2p_proc_t p2p_proc;
 
+/* Takes posted receive q out of r's queue for an arriving message, noting
+ * when it was r's last (shm_envelope then ends its poll: p2p_proc.c). */
+static inline void p2p_posted_take(p2p_rank_t *r, p2p_req_t *q)
+{
+    p2p_posted_remove(&r->posted, &q->m);
+    q->posted = false;
+    p2p_proc.rank_fed |= r->posted.count == 0;
+}
+
 void p2p_proc_init(int nranks, int nprocs, int proc);
 void p2p_rank_init(p2p_rank_t *r, int world);
 void p2p_rank_fini(p2p_rank_t *r);

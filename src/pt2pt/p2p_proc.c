@@ -73,9 +73,7 @@ static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k
      * (incoming() in p2p_recv.c), which may send control messages */
     if (UTIL_UNLIKELY(q->dev || q->kind != P2P_REQ_RECV || q->chan != NULL))
         return false;
-    p2p_posted_remove(&r->posted, e);
-    q->posted = false;
-    p2p_proc.rank_fed |= r->posted.count == 0;
+    p2p_posted_take(r, q);
     r->recv_seq[k->src_world]++;
     size_t n = p2p_fill_status(q, k->src, k->tag, size);
     if (n)

@@ -194,9 +194,7 @@ static void incoming(p2p_rank_t *r, p2p_msg_t *msg)
             p2p_chan_claim(r, msg, q); /* a pre-posted channel round is first in line */
             return;
         }
-        p2p_posted_remove(&r->posted, e);
-        q->posted = false;
-        p2p_proc.rank_fed |= r->posted.count == 0; /* shm_envelope, p2p_proc.c */
+        p2p_posted_take(r, q);
         p2p_deliver(r, msg, q);
         return;
     }

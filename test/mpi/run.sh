@@ -29,10 +29,10 @@ set -u
 # program         cells                  expect   max_s
 TABLE='
 ring              1x1,1x4,1x16,2x2,2x4,2x16,4x4,4x16,4x64 0 -
-pt2pt_basic       all,6x6,6x12            0        -
+pt2pt_basic       all,6x6,6x12           0        -
 pt2pt_modes       all                    0        -
-order             all,6x6,6x12            0        -
-probe             all,6x6,6x12            0        -
+order             all,6x6,6x12           0        -
+probe             all,6x6,6x12           0        -
 waitany           all                    0        -
 persistent        all                    0        -
 persist_channel   1x4,2x2,2x8,4x4,4x8    0        -
@@ -41,11 +41,11 @@ truncate          all                    0        -
 errors            1x1,1x4,2x4,4x16       0        -
 env               all                    0        -
 barrier           all                    0        -
-alltoall_p2p      all,6x6,6x12            0        -
+alltoall_p2p      all,6x6,6x12           0        -
 abort             1x1,2x4,4x16           nonzero  15
 crash             1x1,2x4,4x16           nonzero  15
 return_nonzero    1x1,2x4,4x16           =3       -
-coll_basic        all,6x6,6x12            0        -
+coll_basic        all,6x6,6x12           0        -
 coll_ops          all                    0        -
 coll_user_ops     all                    0        -
 coll_args         1x1,1x4,2x4,4x16       0        -
