@@ -40,6 +40,7 @@ static struct {
     bool use_notify;
     bool more;          /* the last poll left full cells behind */
     bool polling;
+    unsigned prefetch;  /* cells ahead the drain asks for while it handles one (AMPI_SHM_PREFETCH) */
 } S;
 
 static size_t seg_size(int nprocs, uint32_t cells)
@@ -175,6 +176,8 @@ void shm_attach(void)
     /* AMPI_SHM_MEDIUM=0: no medium entries (8-32 KiB payloads then always
      * take the CMA route) */
     bool medium = util_env_long("AMPI_SHM_MEDIUM", 1) != 0;
+    long pf = util_env_long("AMPI_SHM_PREFETCH", 0);
+    S.prefetch = pf < 0 ? 0 : pf > 8 ? 8 : (unsigned)pf;
     S.peer_seg = calloc((size_t)S.nprocs, sizeof *S.peer_seg);
     shm_tx = calloc((size_t)S.nprocs, sizeof *shm_tx);
     if (!S.peer_seg || !shm_tx)
@@ -245,6 +248,8 @@ static __attribute__((noinline)) int drain(shm_envelope_fn fn)
          * keep us from the others (or from UCX) */
         bool stop = false;
         for (; k < S.cells && !stop && (c = shm_ring_peek(r)); k++) {
+            for (unsigned d = 2; d <= S.prefetch + 1; d++)
+                __builtin_prefetch(&r->ring->cells[(r->tail + d) & r->mask], 0, 3);
             stop = fn(c->bytes, c->len);
             shm_ring_pop(r, c);
         }
