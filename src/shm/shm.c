@@ -109,6 +109,9 @@ int shm_create(int proc, int nprocs, bool enabled)
     S.nprocs = nprocs;
     /* the same for every process of the job: peers check it (map_peer) */
     S.cells = shm_ring_cells_for(nprocs);
+    long want = util_env_long("AMPI_SHM_CELLS", 0); /* diagnostic: smaller rings */
+    if (want >= SHM_MIN_CELLS && (uint32_t)want < S.cells && !(want & (want - 1)))
+        S.cells = (uint32_t)want;
     S.seg_size = seg_size(nprocs, S.cells);
     S.use_notify = nprocs - 1 > SHM_SCAN_MAX;
     if (enabled && !S.cells)
@@ -178,6 +181,7 @@ void shm_attach(void)
     bool medium = util_env_long("AMPI_SHM_MEDIUM", 1) != 0;
     long pf = util_env_long("AMPI_SHM_PREFETCH", 0);
     S.prefetch = pf < 0 ? 0 : pf > 8 ? 8 : (unsigned)pf;
+    long warm = util_env_long("AMPI_SHM_WARM", 0);
     S.peer_seg = calloc((size_t)S.nprocs, sizeof *S.peer_seg);
     shm_tx = calloc((size_t)S.nprocs, sizeof *shm_tx);
     if (!S.peer_seg || !shm_tx)
@@ -188,6 +192,9 @@ void shm_attach(void)
         shm_seg_hdr_t *h = S.peer_seg[p];
         shm_tx[p].ring = ring_in(h, S.proc);
         populate(shm_tx[p].ring, shm_ring_bytes(S.cells));
+        if (warm == 1) /* experiment: every cell's first line in our cache before the first lap */
+            for (uint32_t c = 0; c < S.cells; c++)
+                atomic_store_explicit(&shm_tx[p].ring->cells[c].seq, 0, memory_order_relaxed);
         shm_tx[p].mask = S.cells - 1;
         shm_tx[p].entry_max = medium && S.cells >= SHM_MEDIUM_MIN_CELLS ? SHM_MEDIUM_MAX : SHM_ENTRY_MAX;
         shm_tx[p].notify = S.use_notify ? &h->notify : NULL;
@@ -204,6 +211,12 @@ void shm_attach(void)
         for (int p = 0; p < S.nprocs; p++)
             if (p != S.proc)
                 S.rx[S.nrx++] = (shm_rx_t){ .ring = ring_in(S.own, p), .mask = S.cells - 1 };
+        uint32_t sum = 0;
+        for (int i = 0; warm == 2 && i < S.nrx; i++) /* experiment: read every cell's first line */
+            for (uint32_t c = 0; c < S.cells; c++)
+                sum += atomic_load_explicit(&S.rx[i].ring->cells[c].seq, memory_order_relaxed);
+        if (sum == 12345)
+            util_debug("warm %u", sum);
     }
     util_debug("shared memory: %d of %d peers reachable, own segment %s", reached, S.nprocs - 1,
                S.own ? "mapped" : "absent");

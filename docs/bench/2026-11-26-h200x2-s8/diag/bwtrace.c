@@ -3,7 +3,7 @@
  * runs its sizes.  Rank 0 prints each round's bandwidth over windows
  * 10..109 (what osu_bw reports) and, for the first round, the median window
  * time of each block of 10: is the first size slow all through or only at
- * its start?  Usage: bwtrace [bytes] [rounds] */
+ * its start?  Also the blocks of the second round.  Usage: bwtrace [bytes] [rounds] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     int bytes = argc > 1 ? atoi(argv[1]) : 1, rounds = argc > 2 ? atoi(argv[2]) : 4;
     char *buf = calloc(1, (size_t)bytes * WINDOW + 64), ack[4] = {0};
     MPI_Request req[WINDOW];
-    double t[ITERS], first[ITERS];
+    double t[ITERS], first[ITERS], second[ITERS];
     for (int r = 0; r < rounds; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         for (int i = 0; i < ITERS; i++) {
@@ -47,6 +47,8 @@ int main(int argc, char **argv)
         }
         if (r == 0)
             memcpy(first, t, sizeof t);
+        if (r == 1)
+            memcpy(second, t, sizeof t);
         if (rank == 0) {
             double sum = 0;
             for (int i = SKIP; i < ITERS; i++)
@@ -55,11 +57,12 @@ int main(int argc, char **argv)
                    sum / (ITERS - SKIP) * 1e6);
         }
     }
-    if (rank == 0) {
-        printf("round 0 block medians (us/window):");
+    for (int k = 0; rank == 0 && k < 2 && k < rounds; k++) {
+        double *x = k ? second : first;
+        printf("round %d block medians (us/window):", k);
         for (int b = 0; b < ITERS / 10; b++) {
-            qsort(first + b * 10, 10, sizeof(double), cmp);
-            printf(" %.2f", (first[b * 10 + 4] + first[b * 10 + 5]) / 2 * 1e6);
+            qsort(x + b * 10, 10, sizeof(double), cmp);
+            printf(" %.2f", (x[b * 10 + 4] + x[b * 10 + 5]) / 2 * 1e6);
         }
         printf("\n");
     }
