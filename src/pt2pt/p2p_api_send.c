@@ -30,13 +30,20 @@ static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const voi
     q->bytes = bytes;
     if (UTIL_UNLIKELY(!c->predefined))
         comm_retain(c); /* MPI_Comm_free may come before the request ends */
+    int proc = p2p_proc_of(dst_world);
+    if (UTIL_LIKELY(p2p_short_to_ring(proc, r, c->ctx, c->rank, tag, dst_world, buf, bytes))) {
+        q->pending = 0;
+        q->complete = true;
+        return;
+    }
+    /* UCX: the envelope and data, contiguous in the request until sent */
     p2p_wire_short_t h = p2p_wire_short_next(r, c, tag, dst_world);
     memcpy(q->wire, &h, sizeof h);
     if (bytes) /* a 0-byte send may pass NULL */
         memcpy(q->wire + sizeof h, buf, bytes);
     q->op_env.done = p2p_env_sent;
-    int rc = p2p_env_send(p2p_proc_of(dst_world), q->wire, sizeof h + bytes, NULL, 0, &q->op_env, NULL);
-    if (UTIL_LIKELY(rc == 0)) {
+    int rc = ucx_send_envelope(proc, q->wire, sizeof h + bytes, NULL, 0, &q->op_env, NULL);
+    if (rc == 0) {
         q->pending = 0;
         q->complete = true;
     } else if (rc < 0) {
@@ -129,19 +136,19 @@ static __attribute__((noinline)) int send_small_ucx(int proc, const p2p_wire_sho
  * returns -- so it skips request set-up, completion counting and clean-up
  * (about a third of the instructions of a small MPI_Send).  The envelope is
  * the compact one (p2p_wire_short_t), as send_remote's for small data.
- * p2p_env_send, spelt out: the ring takes envelope and data as two pieces,
- * no copy onto this stack first.  Also the collectives' small steps
+ * p2p_env_send, spelt out: envelope and data go straight into the ring's
+ * cell (p2p_short_to_ring), no copy onto this stack first.  Also the collectives' small steps
  * (p2p_send_small_remote, below), on their context; always inlined, so that
  * MPI_Send keeps it in line. */
 static inline __attribute__((always_inline)) int send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx,
                                                                   const void *buf, size_t bytes, int dst_world,
                                                                   int tag)
 {
+    int proc = p2p_proc_of(dst_world);
+    if (UTIL_LIKELY(p2p_short_to_ring(proc, r, ctx, c->rank, tag, dst_world, buf, bytes)))
+        return MPI_SUCCESS;
     p2p_wire_short_t h = p2p_wire_short_next(r, c, tag, dst_world);
     h.ctx = ctx;
-    int proc = p2p_proc_of(dst_world);
-    if (shm_send(proc, &h, sizeof h, buf, bytes))
-        return MPI_SUCCESS;
     return send_small_ucx(proc, &h, buf, bytes);
 }
 

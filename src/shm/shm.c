@@ -182,6 +182,8 @@ void shm_attach(void)
     long pf = util_env_long("AMPI_SHM_PREFETCH", 0);
     S.prefetch = pf < 0 ? 0 : pf > 8 ? 8 : (unsigned)pf;
     long warm = util_env_long("AMPI_SHM_WARM", 0);
+    long pw = util_env_long("AMPI_SHM_PREFETCHW", 0); /* experiment: cells ahead the sender asks for */
+    uint32_t ahead = pw < 0 ? 0 : pw > 16 ? 16 : (uint32_t)pw;
     S.peer_seg = calloc((size_t)S.nprocs, sizeof *S.peer_seg);
     shm_tx = calloc((size_t)S.nprocs, sizeof *shm_tx);
     if (!S.peer_seg || !shm_tx)
@@ -198,6 +200,7 @@ void shm_attach(void)
         shm_tx[p].mask = S.cells - 1;
         shm_tx[p].entry_max = medium && S.cells >= SHM_MEDIUM_MIN_CELLS ? SHM_MEDIUM_MAX : SHM_ENTRY_MAX;
         shm_tx[p].notify = S.use_notify ? &h->notify : NULL;
+        shm_tx[p].ahead = ahead;
         reached++;
     }
     if (!reached) { /* every send takes UCX: spare shm_send its test */

@@ -49,6 +49,17 @@ static inline bool shm_send(int proc, const void *a, size_t alen, const void *b,
     return shm_ring_put(&shm_tx[proc], a, alen, b, blen);
 }
 
+/* shm_send in two steps (shm_ring_reserve, shm_ring_publish): the caller
+ * writes the entry's len bytes into the cell's bytes between the two;
+ * NULL: as shm_send's false. */
+static inline shm_cell_t *shm_reserve(int proc, size_t len)
+{
+    if (!shm_tx || !shm_tx[proc].ring)
+        return NULL;
+    return shm_ring_reserve(&shm_tx[proc], len);
+}
+static inline void shm_publish(int proc, shm_cell_t *c) { shm_ring_publish(&shm_tx[proc], c); }
+
 /* Whether process proc's ring takes medium entries (shm_ring.h) and has not
  * yet taken the last entry we marked with shm_mark: we are streaming to it
  * (pt2pt marks its payload envelopes, not the ACKs and replies between

@@ -45,6 +45,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/util_copy.h"
+
 #define SHM_LINE 64
 /* Cells of 256 B.  One takes a compact envelope (28 B) with up to 220
  * bytes of data or a full one (56 B) with 192, an IPC envelope (136 B) and
@@ -106,6 +108,7 @@ typedef struct shm_tx {
     uint32_t mask;            /* the ring's cells - 1 */
     uint32_t entry_max;       /* longest entry it takes: 0 = SHM_ENTRY_MAX, or SHM_MEDIUM_MAX */
     uint32_t mark;            /* head after the last entry the caller marked (shm_ring_busy) */
+    uint32_t ahead;           /* cells ahead of head asked for writing at each publish (0: none) */
     _Atomic uint32_t *notify; /* the receiver's "something arrived" word, or NULL */
 } shm_tx_t;
 
@@ -137,15 +140,30 @@ static inline uint32_t shm_ring_cells_for(int nprocs)
 /* Cells of an entry of len bytes. */
 static inline uint32_t shm_entry_cells(size_t len) { return (uint32_t)((len + SHM_CELL_HDR + SHM_CELL_SIZE - 1) / SHM_CELL_SIZE); }
 
-/* Copies a[alen] then b[blen] into the next entry; false (nothing done) when
- * they exceed the ring's entry_max or the ring has no room (for a medium
- * entry: no room with a quarter of the ring left over). */
-static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const void *b, size_t blen)
+/* Ask for a line we are about to write (PREFETCHW: a NOP on x86 CPUs
+ * without it). */
+static inline void shm_prefetch_write(const void *p)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1, 3);
+#endif
+}
+
+/* The next entry, for len bytes that the caller writes into its bytes and
+ * then publishes with shm_ring_publish (nothing else may touch the ring
+ * between the two); NULL (nothing done) when len exceeds the ring's
+ * entry_max or the ring has no room (for a medium entry: no room with a
+ * quarter of the ring left over).  A caller that writes its envelope's
+ * fields straight into the cell spares building it elsewhere and copying
+ * it: a struct built with scalar stores and copied with vector loads
+ * stalls on store forwarding. */
+static inline shm_cell_t *shm_ring_reserve(shm_tx_t *t, size_t len)
 {
     size_t max = t->entry_max ? t->entry_max : SHM_ENTRY_MAX;
-    if (alen > max || blen > max - alen) /* (no alen + blen: it could wrap) */
-        return false;
-    size_t len = alen + blen;
+    if (len > max)
+        return NULL;
     uint32_t k = len <= SHM_CELL_DATA ? 1 : shm_entry_cells(len);
     uint32_t n = t->mask + 1;
     uint32_t at = t->head & t->mask;
@@ -154,7 +172,7 @@ static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const v
     if (t->head + pad + k + keep - t->tail_seen > n) {
         t->tail_seen = atomic_load_explicit(&t->ring->tail, memory_order_acquire);
         if (t->head + pad + k + keep - t->tail_seen > n)
-            return false;
+            return NULL;
     }
     if (pad) {
         shm_cell_t *p = &t->ring->cells[at];
@@ -165,14 +183,33 @@ static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const v
     }
     shm_cell_t *c = &t->ring->cells[at];
     c->len = (uint32_t)len;
-    memcpy(c->bytes, a, alen);
-    if (blen)
-        memcpy(c->bytes + alen, b, blen);
+    return c;
+}
+
+/* Make the entry shm_ring_reserve gave, now written, visible to the receiver. */
+static inline void shm_ring_publish(shm_tx_t *t, shm_cell_t *c)
+{
     uint32_t first = t->head;
-    t->head += k;
+    t->head += c->len <= SHM_CELL_DATA ? 1 : shm_entry_cells(c->len);
     atomic_store_explicit(&c->seq, first + 1, memory_order_release);
     if (t->notify) /* after the entry: a receiver that sees the word sees the entry */
         atomic_store_explicit(t->notify, 1, memory_order_release);
+    if (t->ahead) /* a lap old: the receiver is done with it */
+        shm_prefetch_write(&t->ring->cells[(t->head + t->ahead - 1) & t->mask]);
+}
+
+/* Copies a[alen] then b[blen] into the next entry; false (nothing done)
+ * where shm_ring_reserve gives none. */
+static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const void *b, size_t blen)
+{
+    if (alen > SHM_MEDIUM_MAX || blen > SHM_MEDIUM_MAX) /* (then alen + blen cannot wrap) */
+        return false;
+    shm_cell_t *c = shm_ring_reserve(t, alen + blen);
+    if (!c)
+        return false;
+    util_copy_small(c->bytes, a, alen);
+    util_copy_small(c->bytes + alen, b, blen);
+    shm_ring_publish(t, c);
     return true;
 }
 
