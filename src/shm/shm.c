@@ -27,6 +27,7 @@ typedef struct shm_seg_hdr {
 } shm_seg_hdr_t;
 
 shm_tx_t *shm_tx;
+unsigned shm_sent_since_taken;
 
 static struct {
     int proc, nprocs;
@@ -270,6 +271,8 @@ static __attribute__((noinline)) int drain(shm_envelope_fn fn)
             shm_ring_pop(r, c);
         }
         n += (int)k;
+        if (k)
+            shm_sent_since_taken = 0;
         S.more |= k == S.cells || stop;
         if (stop)
             break;

@@ -42,11 +42,22 @@ extern shm_tx_t *shm_tx;
 /* Hand an envelope (a[alen] followed by b[blen]) to process proc's ring;
  * false when there is none, it is full, or the envelope does not fit a
  * cell -- the caller then sends it some other way. */
+/* Envelopes this process sent since its poll last took one (reset in
+ * shm_poll): more than one means a stream, where shm_ring_ask_ahead pays. */
+extern unsigned shm_sent_since_taken;
+
+static inline void shm_sent(shm_tx_t *t)
+{
+    if (shm_sent_since_taken++)
+        shm_ring_ask_ahead(t);
+}
+
 static inline bool shm_send(int proc, const void *a, size_t alen, const void *b, size_t blen)
 {
-    if (!shm_tx || !shm_tx[proc].ring)
+    if (!shm_tx || !shm_tx[proc].ring || !shm_ring_put(&shm_tx[proc], a, alen, b, blen))
         return false;
-    return shm_ring_put(&shm_tx[proc], a, alen, b, blen);
+    shm_sent(&shm_tx[proc]);
+    return true;
 }
 
 /* shm_send in two steps (shm_ring_reserve, shm_ring_publish): the caller
@@ -58,7 +69,11 @@ static inline shm_cell_t *shm_reserve(int proc, size_t len)
         return NULL;
     return shm_ring_reserve(&shm_tx[proc], len);
 }
-static inline void shm_publish(int proc, shm_cell_t *c) { shm_ring_publish(&shm_tx[proc], c); }
+static inline void shm_publish(int proc, shm_cell_t *c)
+{
+    shm_ring_publish(&shm_tx[proc], c);
+    shm_sent(&shm_tx[proc]);
+}
 
 /* Whether process proc's ring takes medium entries (shm_ring.h) and has not
  * yet taken the last entry we marked with shm_mark: we are streaming to it
