@@ -41,7 +41,6 @@ static struct {
     bool use_notify;
     bool more;          /* the last poll left full cells behind */
     bool polling;
-    unsigned prefetch;  /* cells ahead the drain asks for while it handles one (AMPI_SHM_PREFETCH) */
 } S;
 
 static size_t seg_size(int nprocs, uint32_t cells)
@@ -110,9 +109,6 @@ int shm_create(int proc, int nprocs, bool enabled)
     S.nprocs = nprocs;
     /* the same for every process of the job: peers check it (map_peer) */
     S.cells = shm_ring_cells_for(nprocs);
-    long want = util_env_long("AMPI_SHM_CELLS", 0); /* diagnostic: smaller rings */
-    if (want >= SHM_MIN_CELLS && (uint32_t)want < S.cells && !(want & (want - 1)))
-        S.cells = (uint32_t)want;
     S.seg_size = seg_size(nprocs, S.cells);
     S.use_notify = nprocs - 1 > SHM_SCAN_MAX;
     if (enabled && !S.cells)
@@ -180,9 +176,6 @@ void shm_attach(void)
     /* AMPI_SHM_MEDIUM=0: no medium entries (8-32 KiB payloads then always
      * take the CMA route) */
     bool medium = util_env_long("AMPI_SHM_MEDIUM", 1) != 0;
-    long pf = util_env_long("AMPI_SHM_PREFETCH", 0);
-    S.prefetch = pf < 0 ? 0 : pf > 8 ? 8 : (unsigned)pf;
-    long warm = util_env_long("AMPI_SHM_WARM", 0);
     long pw = util_env_long("AMPI_SHM_PREFETCHW", 0); /* experiment: cells ahead the sender asks for */
     uint32_t ahead = pw < 0 ? 0 : pw > 16 ? 16 : (uint32_t)pw;
     S.peer_seg = calloc((size_t)S.nprocs, sizeof *S.peer_seg);
@@ -195,9 +188,6 @@ void shm_attach(void)
         shm_seg_hdr_t *h = S.peer_seg[p];
         shm_tx[p].ring = ring_in(h, S.proc);
         populate(shm_tx[p].ring, shm_ring_bytes(S.cells));
-        if (warm == 1) /* experiment: every cell's first line in our cache before the first lap */
-            for (uint32_t c = 0; c < S.cells; c++)
-                atomic_store_explicit(&shm_tx[p].ring->cells[c].seq, 0, memory_order_relaxed);
         shm_tx[p].mask = S.cells - 1;
         shm_tx[p].entry_max = medium && S.cells >= SHM_MEDIUM_MIN_CELLS ? SHM_MEDIUM_MAX : SHM_ENTRY_MAX;
         shm_tx[p].notify = S.use_notify ? &h->notify : NULL;
@@ -215,12 +205,6 @@ void shm_attach(void)
         for (int p = 0; p < S.nprocs; p++)
             if (p != S.proc)
                 S.rx[S.nrx++] = (shm_rx_t){ .ring = ring_in(S.own, p), .mask = S.cells - 1 };
-        uint32_t sum = 0;
-        for (int i = 0; warm == 2 && i < S.nrx; i++) /* experiment: read every cell's first line */
-            for (uint32_t c = 0; c < S.cells; c++)
-                sum += atomic_load_explicit(&S.rx[i].ring->cells[c].seq, memory_order_relaxed);
-        if (sum == 12345)
-            util_debug("warm %u", sum);
     }
     util_debug("shared memory: %d of %d peers reachable, own segment %s", reached, S.nprocs - 1,
                S.own ? "mapped" : "absent");
@@ -265,8 +249,6 @@ static __attribute__((noinline)) int drain(shm_envelope_fn fn)
          * keep us from the others (or from UCX) */
         bool stop = false;
         for (; k < S.cells && !stop && (c = shm_ring_peek(r)); k++) {
-            for (unsigned d = 2; d <= S.prefetch + 1; d++)
-                __builtin_prefetch(&r->ring->cells[(r->tail + d) & r->mask], 0, 3);
             stop = fn(c->bytes, c->len);
             shm_ring_pop(r, c);
         }

@@ -61,17 +61,17 @@ static inline bool shm_send(int proc, const void *a, size_t alen, const void *b,
 }
 
 /* shm_send in two steps (shm_ring_reserve, shm_ring_publish): the caller
- * writes the entry's len bytes into the cell's bytes between the two;
- * NULL: as shm_send's false. */
+ * writes the entry's len bytes into the cell's bytes between the two and
+ * passes publish the same len; NULL: as shm_send's false. */
 static inline shm_cell_t *shm_reserve(int proc, size_t len)
 {
     if (!shm_tx || !shm_tx[proc].ring)
         return NULL;
     return shm_ring_reserve(&shm_tx[proc], len);
 }
-static inline void shm_publish(int proc, shm_cell_t *c)
+static inline void shm_publish(int proc, shm_cell_t *c, size_t len)
 {
-    shm_ring_publish(&shm_tx[proc], c);
+    shm_ring_publish(&shm_tx[proc], c, len);
     shm_sent(&shm_tx[proc]);
 }
 

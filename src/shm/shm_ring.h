@@ -152,13 +152,15 @@ static inline void shm_prefetch_write(const void *p)
 }
 
 /* The next entry, for len bytes that the caller writes into its bytes and
- * then publishes with shm_ring_publish (nothing else may touch the ring
- * between the two); NULL (nothing done) when len exceeds the ring's
- * entry_max or the ring has no room (for a medium entry: no room with a
- * quarter of the ring left over).  A caller that writes its envelope's
- * fields straight into the cell spares building it elsewhere and copying
- * it: a struct built with scalar stores and copied with vector loads
- * stalls on store forwarding. */
+ * then publishes with shm_ring_publish(t, c, len) (nothing else may touch
+ * the ring between the two); NULL (nothing done) when len exceeds the
+ * ring's entry_max or the ring has no room (for a medium entry: no room
+ * with a quarter of the ring left over).  Writes nothing into the entry's
+ * cells: every store into them comes between reserve and publish, in one
+ * burst.  The receiver spins on the first cell's line; a len stored here,
+ * ahead of the rest, took the line from it early, it read the line back
+ * meanwhile, and the remaining stores had to take it again: 1-64 B
+ * osu_latency 0.19-0.22 -> 0.24-0.28 us on the development machine. */
 static inline shm_cell_t *shm_ring_reserve(shm_tx_t *t, size_t len)
 {
     size_t max = t->entry_max ? t->entry_max : SHM_ENTRY_MAX;
@@ -181,17 +183,17 @@ static inline shm_cell_t *shm_ring_reserve(shm_tx_t *t, size_t len)
         t->head += pad;
         at = 0;
     }
-    shm_cell_t *c = &t->ring->cells[at];
-    c->len = (uint32_t)len;
-    return c;
+    return &t->ring->cells[at];
 }
 
-/* Make the entry shm_ring_reserve gave, now written, visible to the receiver. */
-static inline void shm_ring_publish(shm_tx_t *t, shm_cell_t *c)
+/* Make the entry of len bytes that shm_ring_reserve gave, now written,
+ * visible to the receiver (len, then seq, last of the cell's stores). */
+static inline void shm_ring_publish(shm_tx_t *t, shm_cell_t *c, size_t len)
 {
     uint32_t first = t->head;
-    t->head += c->len <= SHM_CELL_DATA ? 1 : shm_entry_cells(c->len);
+    c->len = (uint32_t)len;
     atomic_store_explicit(&c->seq, first + 1, memory_order_release);
+    t->head += len <= SHM_CELL_DATA ? 1 : shm_entry_cells(len);
     if (t->notify) /* after the entry: a receiver that sees the word sees the entry */
         atomic_store_explicit(t->notify, 1, memory_order_release);
 }
@@ -221,7 +223,7 @@ static inline bool shm_ring_put(shm_tx_t *t, const void *a, size_t alen, const v
         return false;
     util_copy_small(c->bytes, a, alen);
     util_copy_small(c->bytes + alen, b, blen);
-    shm_ring_publish(t, c);
+    shm_ring_publish(t, c, alen + blen);
     return true;
 }
 

@@ -3,7 +3,8 @@
  * positions) with entries of one and of several cells (pads at a lap's
  * end), a full ring, envelopes that do not fit, bytes of a long entry that
  * look like a later seq, the notify word, medium entries (8-32 KiB
- * payloads), and a producer and a consumer in
+ * payloads), envelopes written in place (reserve/publish), and a producer
+ * and a consumer in
  * two processes hammering one ring -- each for the smallest and the
  * largest ring size -- and the choice of ring size by job size. */
 #include "shm/shm_ring.h"
@@ -73,6 +74,38 @@ static void test_order_and_wrap(shm_ring_t *r, uint32_t start)
         }
         CHECK(got == sent, "took %u of %u", got, sent);
     }
+}
+
+/* reserve/publish (the sender that writes an envelope in place): nothing
+ * is visible, and nothing of the cell is written, until publish; the ask
+ * for a cell ahead (t->ahead) changes nothing a receiver sees; a reserve
+ * at a lap's end leaves a pad the receiver skips. */
+static void test_reserve_publish(shm_ring_t *r)
+{
+    shm_tx_t tx;
+    shm_rx_t rx;
+    ring_at(r, &tx, &rx, 0);
+    tx.ahead = 8;
+    uint8_t buf[SHM_ENTRY_MAX];
+    for (uint32_t i = 0; i < 3 * N; i++) {
+        size_t len = fill_msg(buf, i);
+        shm_cell_t *c = shm_ring_reserve(&tx, len);
+        CHECK(c != NULL, "reserve %u", i);
+        if (!c)
+            return;
+        uint32_t seq_before = atomic_load(&c->seq), len_before = c->len;
+        CHECK(shm_ring_peek(&rx) == NULL, "entry %u visible before its publish", i);
+        memcpy(c->bytes, buf, len);
+        CHECK(atomic_load(&c->seq) == seq_before && c->len == len_before, "reserve %u wrote the cell's header", i);
+        shm_ring_publish(&tx, c, len);
+        shm_ring_ask_ahead(&tx);
+        const shm_cell_t *got = shm_ring_peek(&rx);
+        CHECK(got == c && got && msg_ok(got, i), "entry %u: not the one published, or wrong bytes", i);
+        if (got)
+            shm_ring_pop(&rx, got);
+        CHECK(shm_ring_peek(&rx) == NULL, "only entry %u was published", i);
+    }
+    CHECK(shm_ring_reserve(&tx, SHM_ENTRY_MAX + 1) == NULL, "an entry above entry_max is refused");
 }
 
 static void test_full_and_too_big(shm_ring_t *r)
@@ -348,6 +381,7 @@ int main(void)
         test_order_and_wrap(r, 0);
         test_order_and_wrap(r, UINT32_MAX - 70); /* positions wrap through 2^32 */
         test_full_and_too_big(r);
+        test_reserve_publish(r);
         test_stale_bytes(r);
         test_notify(r);
         if (N >= SHM_MEDIUM_MIN_CELLS)
