@@ -4,12 +4,12 @@
 # cell), AMPI_SHM_CELLS=256 (a lap every 4 windows), beside Open MPI,
 # interleaved per round: bwtrace 1 B (3 "sizes"; rates, then block medians of
 # windows 0-9, 10-19, 20-29, 50-59, 100-109 of the first two) and osu_bw -m 1:16.
-# After scripts/device.sh build: OUT=DIR bash docs/bench/2026-11-26-h200x2-s8/diag/warm.sh [rounds]
+# After scripts/device.sh build: OUT=DIR bash docs/bench/2026-11-26-h100x2-s8/diag/warm.sh [rounds]
 cd "$(dirname "$0")/../../../.."; export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 P=$PWD/.prefix; U=$PWD/.deps/ucx/libucx/lib; D=$OUT/warm; mkdir -p $D
 S="osu/osu_common.c osu/osu_options.c osu/osu_device.c"
 $P/bin/ampicc -std=c11 -O2 -o $D/osu_bw osu/osu_bw.c $S && mpicc -std=c11 -O2 -o $D/osu_bw.ompi osu/osu_bw.c $S || exit 1
-T=docs/bench/2026-11-26-h200x2-s8/diag/bwtrace.c
+T=docs/bench/2026-11-26-h100x2-s8/diag/bwtrace.c
 $P/bin/ampicc -std=c11 -O2 -o $D/bwtrace $T && mpicc -std=c11 -O2 -o $D/bwtrace.ompi $T || exit 1
 om() { mpirun -np 2 --bind-to core --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x LD_LIBRARY_PATH="$U:${LD_LIBRARY_PATH:-}" "$@"; }
 row() { awk '/^[0-9]/{printf "%s ", $2}'; echo; }

@@ -5,14 +5,14 @@
 # interleaved per round: bwtrace 1 B (3 "sizes"), osu_bw -m 1:64, osu_latency
 # -m 1:64.  AB_VARIANTS (default "base new pw4 pw8 ompi") and AB_PROGS (default
 # "trace bw lat") choose.
-# After scripts/device.sh build: OUT=DIR bash docs/bench/2026-11-26-h200x2-s8/diag/ab.sh [rounds]
+# After scripts/device.sh build: OUT=DIR bash docs/bench/2026-11-26-h100x2-s8/diag/ab.sh [rounds]
 cd "$(dirname "$0")/../../../.."; export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 P=$PWD/.prefix; U=$PWD/.deps/ucx/libucx/lib; D=$OUT/ab; mkdir -p $D
 tarball=$(ls .whl/base-*.tar | head -1); B=/tmp/ab-base
 rm -rf $B && mkdir -p $B && tar -xf $tarball -C $B && ln -s $PWD/.whl $B/.whl
 (cd $B && ./setup.sh --no-demo > $D/base-setup.log 2>&1) || { echo "base build failed"; tail $D/base-setup.log; exit 1; }
 echo "base: $tarball"
-S="osu/osu_common.c osu/osu_options.c osu/osu_device.c"; T=docs/bench/2026-11-26-h200x2-s8/diag/bwtrace.c
+S="osu/osu_common.c osu/osu_options.c osu/osu_device.c"; T=docs/bench/2026-11-26-h100x2-s8/diag/bwtrace.c
 for b in osu_bw osu_latency; do
   $P/bin/ampicc -std=c11 -O2 -o $D/$b.new osu/$b.c $S && $B/.prefix/bin/ampicc -std=c11 -O2 -o $D/$b.base osu/$b.c $S &&
     mpicc -std=c11 -O2 -o $D/$b.ompi osu/$b.c $S || exit 1

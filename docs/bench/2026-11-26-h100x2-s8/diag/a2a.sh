@@ -1,7 +1,7 @@
 #!/bin/bash
 # osu_alltoall and osu_allreduce H-H 1 B-8 KiB on 2 processes, ours (as built, and with
 # AMPI_SHM_PREFETCHW=0) beside Open MPI, interleaved per round.
-# After scripts/device.sh build: OUT=DIR bash docs/bench/2026-11-26-h200x2-s8/diag/a2a.sh [rounds]
+# After scripts/device.sh build: OUT=DIR bash docs/bench/2026-11-26-h100x2-s8/diag/a2a.sh [rounds]
 cd "$(dirname "$0")/../../../.."; export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 P=$PWD/.prefix; U=$PWD/.deps/ucx/libucx/lib; D=$OUT/a2a; mkdir -p $D
 S="osu/osu_coll.c osu/osu_coll_options.c osu/osu_common.c osu/osu_options.c osu/osu_device.c"
