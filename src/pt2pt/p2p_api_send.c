@@ -137,9 +137,9 @@ static __attribute__((noinline)) int send_small_ucx(int proc, const p2p_wire_sho
  * (about a third of the instructions of a small MPI_Send).  The envelope is
  * the compact one (p2p_wire_short_t), as send_remote's for small data.
  * p2p_env_send, spelt out: envelope and data go straight into the ring's
- * cell (p2p_short_to_ring), no copy onto this stack first.  Also the collectives' small steps
- * (p2p_send_small_remote, below), on their context; always inlined, so that
- * MPI_Send keeps it in line. */
+ * cell (p2p_short_to_ring), no copy onto this stack first.  Also the
+ * collectives' small steps (p2p_send_small_remote, below), on their
+ * context; always inlined, so that MPI_Send keeps it in line. */
 static inline __attribute__((always_inline)) int send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx,
                                                                   const void *buf, size_t bytes, int dst_world,
                                                                   int tag)

@@ -39,11 +39,8 @@ void shm_fini(void);
 /* Rings to each process by number (NULL ring: none); NULL when shm is off. */
 extern shm_tx_t *shm_tx;
 
-/* Hand an envelope (a[alen] followed by b[blen]) to process proc's ring;
- * false when there is none, it is full, or the envelope does not fit a
- * cell -- the caller then sends it some other way. */
-/* Envelopes this process sent since its poll last took one (reset in
- * shm_poll): more than one means a stream, where shm_ring_ask_ahead pays. */
+/* Envelopes this process sent since its poll last took one (shm_poll
+ * resets it): more than one means a stream, where shm_ring_ask_ahead pays. */
 extern unsigned shm_sent_since_taken;
 
 static inline void shm_sent(shm_tx_t *t)
@@ -52,6 +49,9 @@ static inline void shm_sent(shm_tx_t *t)
         shm_ring_ask_ahead(t);
 }
 
+/* Hand an envelope (a[alen] followed by b[blen]) to process proc's ring;
+ * false when there is none, it is full, or the envelope does not fit a
+ * cell -- the caller then sends it some other way. */
 static inline bool shm_send(int proc, const void *a, size_t alen, const void *b, size_t blen)
 {
     if (!shm_tx || !shm_tx[proc].ring || !shm_ring_put(&shm_tx[proc], a, alen, b, blen))

@@ -200,12 +200,12 @@ static inline void shm_ring_publish(shm_tx_t *t, shm_cell_t *c, size_t len)
 
 /* Streaming: ask for the cell t->ahead - 1 past head, which the receiver
  * left a lap ago, so that its line is ours by the time we write it: the
- * line's ownership then moves while we fill the cells before it instead
- * of stalling each envelope's stores (osu_bw 1-16 B: 1.1-1.4x Open MPI's
- * rate with 4-8 cells ahead, 0.9-1.0x without, on the GPU machine).  Not
- * in a ping-pong (shm.h: only for an envelope sent right after another):
- * there the receiver's own prefetcher reads those lines too, and both
- * taking them in turn cost 0.1 us of 32-64 B latency. */
+ * lines' ownership then moves while we fill the cells before them instead
+ * of each envelope's stores waiting for theirs (osu_bw 1-16 B on the GPU
+ * machine: 1.38-1.48x Open MPI's rate with 8 cells ahead, 1.05-1.14x
+ * without).  Not in a ping-pong (shm.h: only for an envelope sent right
+ * after another): there the receiver's own prefetcher reads those lines
+ * too, and taking them in turn cost 0.07-0.09 us of 32-64 B latency. */
 static inline void shm_ring_ask_ahead(const shm_tx_t *t)
 {
     if (t->ahead)
