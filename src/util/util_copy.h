@@ -10,6 +10,17 @@
  * memcpy of a variable length compiles to a call or to `rep movsq`, whose
  * start-up (~30 cycles) was a tenth of a small envelope's cost on each side
  * of a one-byte osu_bw (perf, this file's callers in shm_ring.h and pt2pt). */
+/* n in [w, 2w] bytes as two w-byte pieces, the first and the last (they
+ * overlap unless n == 2w); w is a constant once inlined. */
+static inline void util_copy_ends(uint8_t *d, const uint8_t *s, size_t n, size_t w)
+{
+    uint64_t first = 0, last = 0;
+    memcpy(&first, s, w);
+    memcpy(&last, s + n - w, w);
+    memcpy(d, &first, w);
+    memcpy(d + n - w, &last, w);
+}
+
 static inline void util_copy_small(void *dst, const void *src, size_t n)
 {
     uint8_t *d = dst;
@@ -17,17 +28,9 @@ static inline void util_copy_small(void *dst, const void *src, size_t n)
     if (n > 16) {
         memcpy(d, s, n);
     } else if (n >= 8) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
+        util_copy_ends(d, s, n, 8);
     } else if (n >= 4) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &b, 4);
+        util_copy_ends(d, s, n, 4);
     } else if (n) { /* 1, 2 or 3 bytes */
         uint8_t a = s[0], b = s[n / 2], c = s[n - 1];
         d[0] = a;
