@@ -22,8 +22,11 @@
  * first fills the rest of the lap with a pad entry (len SHM_PAD) that the
  * receiver skips.
  *
- * The sender fills the entry, then publishes it by storing seq = its first
- * position + 1 (release).  The receiver's entry is there when the seq of
+ * The sender fills the entry, then publishes it by storing len and then
+ * seq = its first position + 1 (release): the cell's stores in one burst,
+ * as the receiver spins on its first line (shm_ring_reserve says why).  A
+ * sender that streams asks ahead for the line of a later cell
+ * (shm_ring_ask_ahead).  The receiver's entry is there when the seq of
  * cells[tail % N] is tail + 1 (acquire): it finds a new envelope by reading
  * the cell itself -- one cache line for a small envelope -- instead of a
  * shared head and then the cell (two lines, two misses per message).
