@@ -5,9 +5,7 @@
  * size every rank sets up one MPI_Send_init and one MPI_Recv_init per
  * neighbour, then times rounds of Startall(receives), Startall(sends),
  * Waitall. Prints the time per exchange in microseconds, averaged over the
- * ranks. Any number of ranks per process works (ampirun +vp); run with
- * AMPI_CHANNEL=1 and 0 to compare persistent channels with the envelope
- * protocol.
+ * ranks. Any number of ranks per process works (ampirun +vp).
  *
  *   osu_halo_persistent [-d cuda] [-c] [-n 2|4|6] [-m [min:]max]
  *                       [-i iterations] [-x warmup]

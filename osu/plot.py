@@ -20,11 +20,10 @@ LIBRARY_LABELS = {
     "openmpi": "Open MPI",
     "ucx-perftest": "ucx_perftest (raw UCX)",
     "nccl": "NCCL (ncclAllReduce)",
-    "ampi-ucx-channel0": "AMPI-UCX, AMPI_CHANNEL=0",
 }
 
 # Libraries in legend order: ours first, the references last.
-LIBRARY_ORDER = ["ampi-ucx", "ampi-ucx-channel0", "openmpi", "nccl", "ucx-perftest"]
+LIBRARY_ORDER = ["ampi-ucx", "openmpi", "nccl", "ucx-perftest"]
 
 # Collectives put every buffer on one side: their placement names that side.
 COLLECTIVES = {"osu_allreduce", "osu_allreduce_busbw", "osu_bcast", "osu_reduce",

@@ -11,7 +11,7 @@
 # placement H H and, when nvidia-smi lists at least two GPUs, also D D, D H
 # and H D (collectives: H H and D D, all buffers on one side; NCCL beside
 # osu_allreduce D D; osu_halo_persistent, when named, likewise, under load:
-# many ranks, AMPI-UCX with and without its persistent channels); osu_bw and
+# many ranks); osu_bw and
 # osu_bibw go up to 32 MiB where a buffer is on the device (the issue's
 # targets; OSU stops at 4 MiB); ucx_perftest runs in all four placements;
 # then writes DIR/results.csv, DIR/tables.md and DIR/timings.csv (seconds
@@ -58,8 +58,7 @@ Environment:
   OSU_HALO_NP, OSU_HALO_VP  processes and ranks of osu_halo_persistent
                    (default 2 and 8: AMPI-UCX runs -np 2 +vp 8, Open MPI 8
                    processes); OSU_HALO_ARGS its extra arguments (default
-                   -c; with --quick -c -i 100 -x 10); OSU_HALO_CHANNEL the
-                   AMPI_CHANNEL values AMPI-UCX runs with (default "1 0")
+                   -c; with --quick -c -i 100 -x 10)
   NCCL_HOME        where include/nccl.h and lib/libnccl.so are, when not in
                    CUDA_HOME or the system paths
   OSU_PYTHON       python with matplotlib for the plots (default python3)
@@ -105,7 +104,6 @@ BUDGET_S=${OSU_BUDGET_S:-0}
 HALO_NP=${OSU_HALO_NP:-2}
 HALO_VP=${OSU_HALO_VP:-8}
 if [ "$quick" = 1 ]; then HALO_ARGS=${OSU_HALO_ARGS--c -i 100 -x 10}; else HALO_ARGS=${OSU_HALO_ARGS--c}; fi
-HALO_CHANNEL=${OSU_HALO_CHANNEL:-1 0}
 P2P_BENCHMARKS="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
 # osu/osu_halo_persistent.c (halo exchange through persistent requests, many
 # ranks per process) is not in the default list: name it in OSU_BENCHMARKS.
@@ -443,25 +441,14 @@ run_logged() { # name what-for-failures.txt cmd...
 }
 
 # The halo benchmark under load: HALO_VP ranks (AMPI-UCX: in HALO_NP
-# processes, once per AMPI_CHANNEL value; Open MPI: HALO_VP processes).
+# processes; Open MPI: HALO_VP processes).
 run_halo() { # lib placement
-    local lib=$1 placement=$2 args cmd channel name label
+    local lib=$1 placement=$2 args cmd
     args=$(benchmark_args "$HALO_BENCHMARK" "$placement")
     cmd=$(launch_command "$lib" "$HALO_NP+$HALO_VP" "$out/build-$lib/$HALO_BENCHMARK" $args)
-    if [ "$lib" != ampi ]; then
-        log "$lib $HALO_BENCHMARK $placement"
-        run_logged "$lib-$HALO_BENCHMARK-$placement" "$HALO_BENCHMARK $placement $(library_name "$lib")" $cmd
-        collect_rows "$logs/$lib-$HALO_BENCHMARK-$placement.out" "$HALO_BENCHMARK" "$placement" "$(library_name "$lib")" us
-        return
-    fi
-    for channel in $HALO_CHANNEL; do
-        name=$lib-$HALO_BENCHMARK-$placement-channel$channel
-        label=$(library_name "$lib")
-        [ "$channel" = 1 ] || label=$label-channel$channel
-        log "$lib $HALO_BENCHMARK $placement AMPI_CHANNEL=$channel"
-        run_logged "$name" "$HALO_BENCHMARK $placement $label" env AMPI_CHANNEL="$channel" $cmd
-        collect_rows "$logs/$name.out" "$HALO_BENCHMARK" "$placement" "$label" us
-    done
+    log "$lib $HALO_BENCHMARK $placement"
+    run_logged "$lib-$HALO_BENCHMARK-$placement" "$HALO_BENCHMARK $placement $(library_name "$lib")" $cmd
+    collect_rows "$logs/$lib-$HALO_BENCHMARK-$placement.out" "$HALO_BENCHMARK" "$placement" "$(library_name "$lib")" us
 }
 
 run_osu() { # lib prog placement
@@ -633,7 +620,7 @@ table_rows() { # benchmark placement
 
 # One column per library that has rows for this benchmark and placement, in
 # the order they were run (the halo benchmark: AMPI-UCX with and without
-# its channels, Open MPI).
+# Open MPI).
 library_table() { # benchmark placement
     awk -F, -v b="$1" -v p="$2" '
         NR > 1 && $1 == b && $2 == p {
@@ -702,7 +689,7 @@ write_tables() {
         echo "- ucx_perftest sizes: every $([ "$PERFTEST_STEP" = 2 ] && echo size || echo "factor $PERFTEST_STEP") up to $([ "$quick" = 1 ] && echo '1 MiB (quick)' || echo "4 MiB (tag_bw with a device buffer: $BW_MAX)"); D-H runs \`-m cuda,host\`, H-D \`-m host,cuda\` (sender's, receiver's memory)"
         [ -n "$halo_missing" ] && echo "- Not run: $halo_missing"
         case " $BENCHMARKS " in *" $HALO_BENCHMARK "*)
-            echo "- $HALO_BENCHMARK: $HALO_VP ranks (AMPI-UCX: $HALO_NP processes, +vp $HALO_VP, with AMPI_CHANNEL=${HALO_CHANNEL// /, }: library ampi-ucx is AMPI_CHANNEL=1; Open MPI: $HALO_VP processes), arguments \`$HALO_ARGS\` (D-D adds -d cuda); us per exchange" ;;
+            echo "- $HALO_BENCHMARK: $HALO_VP ranks (AMPI-UCX: $HALO_NP processes, +vp $HALO_VP; Open MPI: $HALO_VP processes), arguments \`$HALO_ARGS\` (D-D adds -d cuda); us per exchange" ;;
         esac
         echo "- Wall time of the script: ${SECONDS}s; per run in timings.csv"
         echo "- Latency in us (one-way, lower is better); bandwidth in MB/s = 1e6 bytes/s (higher is better)."

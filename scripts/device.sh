@@ -37,9 +37,9 @@
 #   bench-coll-host   ~60 s  issue 6: the six collectives H-H only, 2 processes,
 #                            COLL_ROUNDS rounds (default 3) in $OUT/bench-coll-host-rN
 #   bench-halo        ~35 s  issue 3: osu/osu_halo_persistent.c when it exists (skipped
-#                            otherwise): H-H and D-D, AMPI-UCX -np 2 +vp 8 with
-#                            AMPI_CHANNEL=1 and =0, Open MPI 8 processes (6 runs);
-#                            OSU_HALO_NP/VP/ARGS/CHANNEL change that
+#                            otherwise): H-H and D-D, AMPI-UCX -np 2 +vp 8,
+#                            Open MPI 8 processes (4 runs); OSU_HALO_NP/VP/ARGS
+#                            change that
 #   jacobi-small     ~200 s  issue 5: Jacobi3D 192^3 per GPU, 1 and 2 GPUs, H and D,
 #                            ODF 1/2/4/8, ampicc and mpicc builds (~20 s, nvcc; 32
 #                            runs of 100 iterations, ~4 s each: launch-bound) after
@@ -385,7 +385,7 @@ run_action() {
         ;;
     gpu-test) gpu_test_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
-        "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_COPY_FLAG=1;AMPI_GPU_IPC=0}" ;;
+        "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" ;;
     host-test) host_test_action ;;
     scale-p2p) scale_osu_action scale-p2p "osu_multi_lat osu_mbw_mr" ;;

@@ -106,7 +106,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     p2p_proc.gpu_ipc_push = util_env_long("AMPI_GPU_IPC_PUSH", 1) != 0;
     p2p_proc.gpu_ipc_push_min = util_env_size("AMPI_GPU_IPC_PUSH_MIN", 512 * 1024);
     if (job.nprocs > 1) {
-        ucx_handlers_t h = { .env_alloc = p2p_env_alloc, .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
+        ucx_handlers_t h = { .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
         ucx_init(job.proc, job.nprocs, &h);
         p2p_proc.ucx_cuda = ucx_supports_cuda();
         if (gpu_enabled() && !p2p_proc.ucx_cuda)
@@ -121,7 +121,6 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         }
         if (ucx_pmix_fence(true) != 0)
             ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
-        ucx_post_envelopes(p2p_env_max());
         if (one_node) {
             shm_attach();
             p2p_cma_attach();

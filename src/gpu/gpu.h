@@ -60,11 +60,7 @@ void gpu_classify(const void *ptr, size_t len, gpu_mem_t *out);
  * a GPU, already done by memcpy); otherwise the driver's error code, and c
  * holds nothing.  Poll with gpu_copy_done(). */
 typedef struct gpu_copy {
-    void *event;      /* completion by event, or ... */
-    void *stream;     /* ... by a host flag the stream writes after the copy */
-    int slot;         /* flag slot, -1 none */
-    unsigned seq;     /* the value that says done */
-    unsigned polls;
+    void *event; /* recorded after the copy; NULL: done already */
 } gpu_copy_t;
 int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c);
 /* The same on the PE's second ("side") stream: for a copy that should run

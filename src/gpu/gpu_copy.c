@@ -3,13 +3,10 @@
  * application's default-stream work; an event per copy to poll, from a pool
  * because creating one costs microseconds.
  *
- * Completion is polled with cuEventQuery.  With AMPI_GPU_COPY_FLAG=1 (and a
- * driver with cuStreamWriteValue32) the stream instead writes a sequence
- * number into a pinned host flag after the copy, and polling is a plain
- * memory read: cuEventQuery costs 1.3 us on the lent H200 machine, but there
- * the flag did not pay end to end (osu_latency D D 8 B: 8.9 us with flags vs
- * 9.4 with events on the push route, yet osu_bw 20-35% lower: the extra
- * stream operation per copy; BENCHMARKS.md), so events stay the default. */
+ * Completion is polled with cuEventQuery.  A pinned host flag written by
+ * the stream (cuStreamWriteValue32) polls faster, but its extra stream
+ * operation per copy cost osu_bw D D 20-35% on an H200 machine
+ * (BENCHMARKS.md), so completion uses events only. */
 #include "gpu/gpu_internal.h"
 
 #include <pthread.h>
@@ -28,50 +25,6 @@ static pthread_mutex_t copy_lock = PTHREAD_MUTEX_INITIALIZER;
 static stream_node_t *all_streams; /* destroyed by gpu_copy_fini */
 static CUevent event_pool[EVENT_POOL_MAX];
 static int event_pool_n;
-
-#define FLAG_SLOTS 1024
-static struct {
-    int state;                 /* 0 untried, 1 on, -1 off */
-    volatile unsigned *host;   /* FLAG_SLOTS pinned words */
-    CUdeviceptr dev;           /* their device address */
-    int free_slots[FLAG_SLOTS];
-    int nfree;
-    unsigned seq;
-} flags;
-
-/* Under copy_lock: a flag slot, or -1 (then the copy uses an event). */
-static int flag_slot_get(void)
-{
-    if (flags.state == 0) {
-        flags.state = -1;
-        const char *env = getenv("AMPI_GPU_COPY_FLAG");
-        void *p = NULL;
-        if (env && strcmp(env, "1") == 0 && gpu_drv.StreamWriteValue32 && gpu_drv.StreamQuery &&
-            gpu_drv.MemHostAlloc && gpu_drv.MemHostGetDevicePointer &&
-            gpu_drv.MemHostAlloc(&p, FLAG_SLOTS * sizeof(unsigned),
-                                 GPU_CU_MEMHOSTALLOC_PORTABLE | GPU_CU_MEMHOSTALLOC_DEVICEMAP) == GPU_CU_SUCCESS) {
-            if (gpu_drv.MemHostGetDevicePointer(&flags.dev, p, 0) == GPU_CU_SUCCESS) {
-                flags.host = p;
-                for (int i = 0; i < FLAG_SLOTS; i++)
-                    flags.free_slots[i] = FLAG_SLOTS - 1 - i;
-                flags.nfree = FLAG_SLOTS;
-                flags.state = 1;
-            } else {
-                gpu_drv.MemFreeHost(p);
-            }
-        }
-    }
-    if (flags.state != 1 || flags.nfree == 0)
-        return -1;
-    return flags.free_slots[--flags.nfree];
-}
-
-static void flag_slot_put(int slot)
-{
-    pthread_mutex_lock(&copy_lock);
-    flags.free_slots[flags.nfree++] = slot;
-    pthread_mutex_unlock(&copy_lock);
-}
 
 /* Lane 0: the PE's main stream (message copies, in order); lane 1: its side
  * stream (gpu_copy_start_side). */
@@ -130,7 +83,6 @@ static void put_event(CUevent e)
 static int copy_start(int lane, void *dst, const void *src, size_t n, gpu_copy_t *c)
 {
     c->event = NULL;
-    c->slot = -1;
     if (n == 0)
         return 0;
     if (!gpu_state.on) {
@@ -147,26 +99,8 @@ static int copy_start(int lane, void *dst, const void *src, size_t n, gpu_copy_t
     if (cr == GPU_CU_SUCCESS)
         cr = gpu_drv.MemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n,
                                  stream);
-    if (cr == GPU_CU_SUCCESS) {
-        pthread_mutex_lock(&copy_lock);
-        int slot = flag_slot_get();
-        unsigned seq = ++flags.seq ? flags.seq : ++flags.seq; /* never 0 */
-        pthread_mutex_unlock(&copy_lock);
-        if (slot >= 0) {
-            flags.host[slot] = 0;
-            if (gpu_drv.StreamWriteValue32(stream, flags.dev + (CUdeviceptr)slot * sizeof(unsigned), seq, 0) ==
-                GPU_CU_SUCCESS) {
-                gpu_ctx_leave(previous);
-                c->stream = stream;
-                c->slot = slot;
-                c->seq = seq;
-                c->polls = 0;
-                return 0;
-            }
-            flag_slot_put(slot); /* not for this stream after all: an event */
-        }
+    if (cr == GPU_CU_SUCCESS)
         cr = get_event(&event);
-    }
     if (cr == GPU_CU_SUCCESS)
         cr = gpu_drv.EventRecord(event, stream);
     gpu_ctx_leave(previous);
@@ -191,22 +125,6 @@ int gpu_copy_start_side(void *dst, const void *src, size_t n, gpu_copy_t *c)
 
 bool gpu_copy_done(gpu_copy_t *c)
 {
-    if (c->slot >= 0) {
-        if (__atomic_load_n(&flags.host[c->slot], __ATOMIC_ACQUIRE) == c->seq) {
-            flag_slot_put(c->slot);
-            c->slot = -1;
-            return true;
-        }
-        /* a failed copy never writes the flag: ask the stream now and then */
-        if ((++c->polls & 4095) == 0) {
-            CUresult r = gpu_drv.StreamQuery((CUstream)c->stream);
-            if (r != GPU_CU_SUCCESS && r != GPU_CU_ERROR_NOT_READY) {
-                fprintf(stderr, "ampi: device copy failed: %s\n", gpu_driver_error_name(r));
-                abort();
-            }
-        }
-        return false;
-    }
     if (!c->event)
         return true;
     CUevent event = c->event;
@@ -234,9 +152,6 @@ void gpu_copy_fini(void)
     pthread_mutex_unlock(&copy_lock);
     while (n > 0)
         gpu_drv.EventDestroy(event_pool[--n]);
-    if (flags.state == 1)
-        gpu_drv.MemFreeHost((void *)flags.host);
-    flags.state = 0;
     while (s) {
         stream_node_t *next = s->next;
         gpu_drv.StreamDestroy(s->stream);

@@ -62,10 +62,10 @@
 #include "util/util_list.h"
 
 enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3, P2P_WIRE_IPC = 4, P2P_WIRE_CTS = 5,
-       P2P_WIRE_EAGER_SHORT = 6, P2P_WIRE_CHAN = 7 /* channel control, p2p_channel.h */,
+       P2P_WIRE_EAGER_SHORT = 6,
        P2P_WIRE_CMA = 8 /* host payload read by the receiver, p2p_cma.c */,
        P2P_WIRE_CMA_PUT = 9 /* ... of which the receiver asks the sender to write a part */ };
-enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4, P2P_WIRE_CHANNEL = 8 };
+enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4 };
 
 typedef struct p2p_wire_hdr {
     uint8_t kind;     /* P2P_WIRE_* */
@@ -77,10 +77,10 @@ typedef struct p2p_wire_hdr {
     int32_t src_world;
     int32_t dst_world;
     uint32_t seq;     /* per (src_world, dst_world) pair */
-    uint32_t chunk;   /* RNDV + STAGED: the payload's chunk size (p2p_stage.c); + CHANNEL: payload count */
+    uint32_t chunk;   /* RNDV + STAGED: the payload's chunk size (p2p_stage.c) */
     uint64_t size;    /* payload bytes */
     uint64_t payload_tag; /* RNDV: UCX tag of the data */
-    uint64_t sreq;    /* SYNC: sender's request, echoed in the ACK; CHANNEL: the channel id */
+    uint64_t sreq;    /* SYNC: sender's request, echoed in the ACK */
 } p2p_wire_hdr_t;
 
 /* The compact envelope of a small eager send without flags (P2P_INLINE_MAX
@@ -126,8 +126,7 @@ typedef struct p2p_msg {
     /* remote envelopes: the wire bytes follow the struct */
 } p2p_msg_t;
 
-/* CHANNEL: a channel's placeholder in the posted queue (p2p_channel.h) */
-typedef enum { P2P_REQ_SEND = 1, P2P_REQ_RECV = 2, P2P_REQ_CHANNEL = 3 } p2p_req_kind_t;
+typedef enum { P2P_REQ_SEND = 1, P2P_REQ_RECV = 2 } p2p_req_kind_t;
 typedef enum { P2P_MODE_STANDARD, P2P_MODE_SYNC, P2P_MODE_READY, P2P_MODE_BUFFERED } p2p_mode_t;
 
 typedef struct p2p_rank p2p_rank_t;
@@ -163,9 +162,7 @@ struct AMPI_Request_s {
     void *bsend_seg;     /* library-owned buffered send: its segment */
     void *ubuf;          /* non-contiguous datatype: the user's buffer (buf is then `pack`) */
     void *pack;          /* ... and the packed bytes that travel */
-    void *chan;          /* persistent: its channel (p2p_channel.h), else NULL */
     ucx_op_t op_env, op_data;
-    uint64_t iov[4];     /* UCX reads the send iov until completion */
     union {
         struct {
             p2p_wire_hdr_t hdr;  /* a remote send's envelope lives until sent ... */
@@ -282,7 +279,6 @@ static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind
     q->tmp = NULL;
     q->bsend_seg = NULL;
     q->ubuf = q->pack = NULL;
-    q->chan = NULL;
     q->dt = MPI_BYTE;
     q->c = NULL;
 }
@@ -298,9 +294,6 @@ int p2p_send_start(p2p_req_t *q);
 int p2p_recv_start(p2p_req_t *q);
 /* deliver an arrived message into a matched receive (frees msg) */
 void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
-/* Enter a remote envelope whose turn has come (after a channel held it
- * back): into q, or through matching when q is NULL. */
-void p2p_enter(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
 void p2p_msg_free(p2p_msg_t *msg);
 /* Fill a matched receive's status; returns the bytes to copy (truncated).
  * In line: every delivery does it, and a call cost as much. */
@@ -322,15 +315,12 @@ static inline size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t siz
  * Only for envelopes whose order the receiver needs no transport to keep:
  * sequenced ones (EAGER, EAGER_SHORT, RNDV, IPC, CMA: recv_seq and the stash put
  * them back into send order whichever way each came) and the replies that
- * settle exactly one request (ACK/FIN, CTS, CMA_PUT).  Channel traffic (P2P_WIRE_CHAN
- * and envelopes flagged P2P_WIRE_CHANNEL) stays on UCX: its control messages
- * carry no sequence number. */
-static inline int p2p_env_send(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op,
-                               void *iov_store)
+ * settle exactly one request (ACK/FIN, CTS, CMA_PUT). */
+static inline int p2p_env_send(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op)
 {
     if (shm_send(proc, hdr, hlen, data, dlen))
         return 0;
-    return ucx_send_envelope(proc, hdr, hlen, data, dlen, op, iov_store);
+    return ucx_send_envelope(proc, hdr, hlen, data, dlen, op);
 }
 
 /* the envelope handlers given to ucx_init */

@@ -42,7 +42,7 @@ static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const voi
     if (bytes) /* a 0-byte send may pass NULL */
         memcpy(q->wire + sizeof h, buf, bytes);
     q->op_env.done = p2p_env_sent;
-    int rc = ucx_send_envelope(proc, q->wire, sizeof h + bytes, NULL, 0, &q->op_env, NULL);
+    int rc = ucx_send_envelope(proc, q->wire, sizeof h + bytes, NULL, 0, &q->op_env);
     if (rc == 0) {
         q->pending = 0;
         q->complete = true;
@@ -121,7 +121,7 @@ static __attribute__((noinline)) int send_small_ucx(int proc, const p2p_wire_sho
     s.op.done = small_sent;
     s.done = false;
     s.waiter = rank_self();
-    int rc = ucx_send_envelope(proc, &s.h, sizeof s.h + bytes, NULL, 0, &s.op, NULL);
+    int rc = ucx_send_envelope(proc, &s.h, sizeof s.h + bytes, NULL, 0, &s.op);
     if (UTIL_UNLIKELY(rc == 1)) { /* UCX kept it: wait, the bytes live on this stack */
         while (!s.done)
             p2p_idle();
@@ -168,8 +168,6 @@ static bool send_local_posted(const comm_t *c, const void *buf, size_t bytes, p2
     if (!e)
         return false;
     p2p_req_t *rq = UTIL_CONTAINER_OF(e, p2p_req_t, m);
-    if (UTIL_UNLIKELY(rq->kind != P2P_REQ_RECV))
-        return false; /* a persistent channel's placeholder (p2p_channel.h): the general path */
     p2p_posted_remove(&dst->posted, e);
     rq->posted = false;
     size_t n = p2p_fill_status(rq, c->rank, tag, bytes);

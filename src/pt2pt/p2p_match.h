@@ -10,7 +10,7 @@
  * `order` list.  An exact receive looks at its bucket, a wildcard receive
  * walks `order`; both find the oldest match, which keeps MPI's non-overtaking
  * order per (sender, communicator) because envelopes from one sender enter in
- * their send order (see p2p_incoming.c for how that order is restored when the
+ * their send order (p2p_env_arrived in p2p_recv.c restores that order when the
  * network completes them out of order). */
 #ifndef AMPI_P2P_MATCH_H
 #define AMPI_P2P_MATCH_H

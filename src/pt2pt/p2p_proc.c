@@ -69,10 +69,8 @@ static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k
     if (!e)
         return false;
     p2p_req_t *q = UTIL_CONTAINER_OF(e, p2p_req_t, m);
-    /* device copies are p2p_deliver's business; a channel's placeholder
-     * (P2P_REQ_CHANNEL) and a request with a channel are the channel code's
-     * (incoming() in p2p_recv.c), which may send control messages */
-    if (UTIL_UNLIKELY(q->dev || q->kind != P2P_REQ_RECV || q->chan != NULL))
+    /* device copies are p2p_deliver's business */
+    if (UTIL_UNLIKELY(q->dev))
         return false;
     p2p_posted_take(r, q);
     r->recv_seq[k->src_world]++;

@@ -1,7 +1,6 @@
 /* Receives: posting, matching arrived envelopes, delivering data, ACKs for
  * synchronous sends, and the ordering of envelopes from other processes. */
 #include "pt2pt/p2p.h"
-#include "pt2pt/p2p_channel.h"
 #include "util/util_log.h"
 
 #include <stddef.h>
@@ -79,8 +78,8 @@ void p2p_send_ctl_desc(int proc, const p2p_wire_hdr_t *h, const void *desc, size
         memcpy(c->desc, desc, dlen);
     c->op.done = ctl_sent;
     size_t len = sizeof c->h + dlen;
-    int rc = via_ucx ? ucx_send_envelope(proc, &c->h, len, NULL, 0, &c->op, NULL)
-                     : p2p_env_send(proc, &c->h, len, NULL, 0, &c->op, NULL);
+    int rc = via_ucx ? ucx_send_envelope(proc, &c->h, len, NULL, 0, &c->op)
+                     : p2p_env_send(proc, &c->h, len, NULL, 0, &c->op);
     if (rc < 0)
         util_fatal("cannot send %s", what);
     if (rc == 0)
@@ -152,8 +151,6 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
         p2p_cma_deliver(msg, q, n); /* ACKs once read, also for Ssend */
         return;
     case P2P_MSG_RNDV: {
-        if (UTIL_UNLIKELY(((const p2p_wire_hdr_t *)(msg + 1))->flags & P2P_WIRE_CHANNEL))
-            p2p_chan_bind(q, (const p2p_wire_hdr_t *)(msg + 1)); /* a persistent send offers a channel */
         if (msg->sync)
             send_ack(msg);
         if (UTIL_UNLIKELY(msg->stage_chunk)) { /* device data staged in chunks */
@@ -190,10 +187,6 @@ static void incoming(p2p_rank_t *r, p2p_msg_t *msg)
     p2p_mentry_t *e = p2p_posted_find(&r->posted, msg->m.ctx, msg->m.src, msg->m.tag);
     if (e) {
         p2p_req_t *q = UTIL_CONTAINER_OF(e, p2p_req_t, m);
-        if (UTIL_UNLIKELY(q->kind == P2P_REQ_CHANNEL)) {
-            p2p_chan_claim(r, msg, q); /* a pre-posted channel round is first in line */
-            return;
-        }
         p2p_posted_take(r, q);
         p2p_deliver(r, msg, q);
         return;
@@ -224,17 +217,6 @@ static void drain_stash(p2p_rank_t *r)
     }
 }
 
-void p2p_enter(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
-{
-    r->recv_seq[msg->src_world]++;
-    if (q)
-        p2p_deliver(r, msg, q);
-    else
-        incoming(r, msg);
-    if (UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))
-        drain_stash(r);
-}
-
 void p2p_env_arrived(void *wire, size_t len)
 {
     const p2p_wire_hdr_t *h = wire;
@@ -248,11 +230,6 @@ void p2p_env_arrived(void *wire, size_t len)
     }
     if (h->kind == P2P_WIRE_CMA_PUT) {
         p2p_cma_put_arrived(h, len);
-        p2p_msg_free(msg);
-        return;
-    }
-    if (UTIL_UNLIKELY(h->kind == P2P_WIRE_CHAN)) {
-        p2p_chan_control(h, len);
         p2p_msg_free(msg);
         return;
     }
@@ -318,8 +295,6 @@ int p2p_recv_start(p2p_req_t *q)
         p2p_req_part_done(q);
         return MPI_SUCCESS;
     }
-    if (UTIL_UNLIKELY(q->chan != NULL) && p2p_chan_recv_start(q))
-        return MPI_SUCCESS; /* pre-posted on its channel */
     p2p_rank_t *r = q->owner;
     /* read once, each on its own: after the call the compiler reloaded peer
      * and tag as one 8-byte load across the two 4-byte stores that set them

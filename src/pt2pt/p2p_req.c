@@ -4,7 +4,6 @@
  * the operation up, so nothing completes half-started. */
 #include "pt2pt/p2p.h"
 #include "pt2pt/p2p_bsend.h"
-#include "pt2pt/p2p_channel.h"
 #include "datatype/dt.h"
 #include "util/util_log.h"
 
@@ -52,8 +51,6 @@ void p2p_req_cleanup(p2p_req_t *q)
 void p2p_req_release(p2p_req_t *q)
 {
     p2p_rank_t *r = q->owner;
-    if (UTIL_UNLIKELY(q->chan != NULL))
-        p2p_chan_release(q); /* a persistent request's channel ends with it */
     p2p_req_cleanup(q);
     q->next_free = r->free_reqs;
     r->free_reqs = q;

@@ -2,7 +2,6 @@
  * another process (eager envelope, or envelope + payload tag).  The
  * protocols are described in p2p.h. */
 #include "pt2pt/p2p.h"
-#include "pt2pt/p2p_channel.h"
 #include "ucx/ucx_tag.h"
 #include "util/util_log.h"
 
@@ -94,7 +93,7 @@ void p2p_send_desc_envelope(p2p_req_t *q, int proc, uint8_t kind, size_t desc_le
         q->pending++;
     }
     q->pending += extra + 1; /* + the envelope's own send */
-    int rc = p2p_env_send(proc, h, sizeof *h + desc_len, NULL, 0, &q->op_env, NULL);
+    int rc = p2p_env_send(proc, h, sizeof *h + desc_len, NULL, 0, &q->op_env);
     if (rc == 1)
         return;
     if (rc < 0) {
@@ -117,8 +116,6 @@ static void ucx_started(p2p_req_t *q, int rc)
 
 static void send_remote(p2p_req_t *q, int dst_world)
 {
-    if (UTIL_UNLIKELY(q->persistent) && p2p_chan_send(q, dst_world))
-        return; /* on its channel: no envelope, no sequence number */
     p2p_rank_t *me = q->owner;
     p2p_wire_hdr_t *h = &q->hdr;
     int proc = p2p_proc_of(dst_world);
@@ -136,15 +133,13 @@ static void send_remote(p2p_req_t *q, int dst_world)
         h->sreq = (uint64_t)(uintptr_t)q;
         q->pending++; /* the ACK */
     }
-    if (UTIL_UNLIKELY(q->chan != NULL))
-        p2p_chan_mark(q, h);
     q->op_env.done = p2p_env_sent;
     const void *data = q->buf;
     ucx_mem_t mem = UCX_MEM_HOST;
     int tag_type = UCX_TAG_PAYLOAD;
     if (UTIL_UNLIKELY(q->dev)) {
         h->flags |= P2P_WIRE_DEVICE;
-        if (p2p_proc.gpu_ipc && !(h->flags & P2P_WIRE_CHANNEL) && p2p_ipc_send(q, proc))
+        if (p2p_proc.gpu_ipc && p2p_ipc_send(q, proc))
             return;
         if (p2p_proc.ucx_cuda) {
             /* the device payload goes to UCX as is, always by rendezvous */
@@ -163,7 +158,7 @@ static void send_remote(p2p_req_t *q, int dst_world)
         p2p_copy_sync(q->tmp, q->buf, q->bytes);
         data = q->tmp;
     }
-    if (q->bytes > p2p_proc.eager_limit && !q->dev && !(h->flags & P2P_WIRE_CHANNEL)) {
+    if (q->bytes > p2p_proc.eager_limit && !q->dev) {
         /* Streaming one way (the receiver has yet to take our earlier
          * envelopes, and this rank waits for no message itself): up to 32
          * KiB go eager through its ring, if it has room.  Its core then
@@ -196,12 +191,12 @@ static void send_remote(p2p_req_t *q, int dst_world)
             memcpy(q->wire, &s, sizeof s);
             if (q->bytes) /* a 0-byte send may pass NULL */
                 memcpy(q->wire + sizeof s, data, q->bytes);
-            ucx_started(q, p2p_env_send(proc, q->wire, sizeof s + q->bytes, NULL, 0, &q->op_env, NULL));
+            ucx_started(q, p2p_env_send(proc, q->wire, sizeof s + q->bytes, NULL, 0, &q->op_env));
         } else if (q->bytes <= P2P_INLINE_MAX) {
             memcpy(q->inl, data, q->bytes);
-            ucx_started(q, p2p_env_send(proc, h, sizeof *h + q->bytes, NULL, 0, &q->op_env, NULL));
+            ucx_started(q, p2p_env_send(proc, h, sizeof *h + q->bytes, NULL, 0, &q->op_env));
         } else {
-            ucx_started(q, p2p_env_send(proc, h, sizeof *h, data, q->bytes, &q->op_env, q->iov));
+            ucx_started(q, p2p_env_send(proc, h, sizeof *h, data, q->bytes, &q->op_env));
         }
         return;
     }
@@ -209,10 +204,7 @@ rendezvous:
     h->kind = P2P_WIRE_RNDV;
     h->payload_tag = ucx_fresh_tag(tag_type);
     q->pending += 2;
-    if (UTIL_UNLIKELY(h->flags & P2P_WIRE_CHANNEL)) /* channel traffic stays on UCX (p2p_env_send) */
-        ucx_started(q, ucx_send_envelope(proc, h, sizeof *h, NULL, 0, &q->op_env, NULL));
-    else
-        ucx_started(q, p2p_env_send(proc, h, sizeof *h, NULL, 0, &q->op_env, NULL));
+    ucx_started(q, p2p_env_send(proc, h, sizeof *h, NULL, 0, &q->op_env));
     q->op_data.done = payload_sent;
     ucx_started(q, ucx_send_tagged(proc, data, q->bytes, h->payload_tag, mem, &q->op_data));
 }

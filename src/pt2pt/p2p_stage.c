@@ -205,7 +205,7 @@ void p2p_stage_send(p2p_req_t *q, int proc, p2p_wire_hdr_t *h)
     h->payload_tag = st->base_tag;
     h->chunk = (uint32_t)chunk;
     q->pending += 2; /* the envelope, the chunks */
-    int rc = p2p_env_send(proc, h, sizeof *h, NULL, 0, &q->op_env, NULL);
+    int rc = p2p_env_send(proc, h, sizeof *h, NULL, 0, &q->op_env);
     if (rc != 1) {
         if (rc < 0)
             p2p_req_fail(q, MPI_ERR_OTHER);

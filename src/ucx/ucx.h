@@ -2,11 +2,11 @@
  * process today), endpoints created on first use from addresses published
  * through PMIx.  The layer moves bytes only; MPI matching lives in pt2pt.
  *
- * Envelopes travel as UCX active messages, always eager, and arrive through
- * the handlers given to ucx_init: env_alloc gives the bytes the AM callback
- * copies them into (so pt2pt can put its own bookkeeping in front of them and
- * keep the buffer as an unexpected message without another copy), and
- * env_arrived hands them over after ucp_worker_progress has returned, in
+ * Envelopes travel as UCX active messages, always eager.  pt2pt's intake
+ * (ucx_set_env_intake) takes each one inside the AM callback, delivering it
+ * at once or copying it into a buffer of its own (with its bookkeeping in
+ * front, so the buffer becomes an unexpected message without another copy);
+ * env_arrived gets those buffers after ucp_worker_progress has returned, in
  * arrival order (which pt2pt puts back into send order with sequence
  * numbers: envelopes of different sizes may take different paths). */
 #ifndef AMPI_UCX_H
@@ -17,9 +17,8 @@
 #include <stdint.h>
 
 typedef struct ucx_handlers {
-    void *(*env_alloc)(size_t len);
     void (*env_arrived)(void *wire, size_t len);
-    void (*env_free)(void *wire); /* give back a buffer from env_alloc unused */
+    void (*env_free)(void *wire); /* give back a buffer of the intake's unused (at ucx_close) */
 } ucx_handlers_t;
 
 /* Completion record of a send or receive that did not finish at once; it
@@ -34,23 +33,20 @@ struct ucx_op {
 
 typedef enum { UCX_MEM_HOST = 0, UCX_MEM_CUDA = 1 } ucx_mem_t;
 
-/* Optional: pt2pt takes each arriving envelope itself, inside the AM
+/* pt2pt takes each arriving envelope itself, inside the AM
  * callback (where it must not call UCX).  The envelope is hdr[hlen] followed
  * by data[dlen] (hlen may be 0).  in_order is true when no earlier envelope
  * is still queued for env_arrived, so that handling this one at once cannot
  * overtake another.  Returns NULL when it consumed the envelope (delivered
  * it straight into a posted receive: one copy, no buffer), else a buffer
  * holding it that env_arrived(buf, *len) gets once ucp_worker_progress has
- * returned.  Without it the callback copies into a buffer from env_alloc. */
+ * returned. */
 typedef void *(*ucx_env_intake_fn)(const void *hdr, size_t hlen, const void *data, size_t dlen, bool in_order,
                                    size_t *len);
-void ucx_set_env_intake(ucx_env_intake_fn fn); /* any time before the first envelope */
+void ucx_set_env_intake(ucx_env_intake_fn fn); /* before ucx_init */
 
 /* Start UCX and publish our worker address (the caller fences afterwards). */
 int ucx_init(int proc, int nprocs, const ucx_handlers_t *h);
-/* The usual longest envelope: arrivals up to max_envelope bytes get buffers
- * of exactly that size from env_alloc (its pool), longer ones their own. */
-void ucx_post_envelopes(size_t max_envelope);
 bool ucx_active(void);
 /* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
 bool ucx_supports_cuda(void);
@@ -68,15 +64,10 @@ void ucx_fini(void);
 
 /* All send/recv calls return 0 when the operation completed at once (done is
  * not called), 1 when op->done will be called later, < 0 on error. */
-int ucx_send_envelope(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op,
-                      void *iov_store);
+int ucx_send_envelope(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op);
 int ucx_send_tagged(int proc, const void *buf, size_t len, uint64_t tag, ucx_mem_t mem, ucx_op_t *op);
 int ucx_recv_tagged(void *buf, size_t len, uint64_t tag, ucx_mem_t mem, ucx_op_t *op);
 /* A fresh PAYLOAD (or DEVICE) tag from this PE. */
 uint64_t ucx_fresh_tag(int type);
-
-/* Bytes the caller may provide as iov_store for ucx_send_envelope (no longer
- * used: the AM carries hdr as its header and data as its payload). */
-#define UCX_IOV_STORE_SIZE 32
 
 #endif

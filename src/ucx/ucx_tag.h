@@ -16,15 +16,6 @@
  *                 the receiver posts ucp_tag_recv straight into the user's
  *                 buffer once the envelope has matched.
  *  type DEVICE:   the same for device (GPU) payloads (the seeds' design).
- *  type CHANNEL:  the payloads of one persistent send/receive pair between two
- *                 processes (p2p_channel.c), host or device alike.  The
- *                 counter is the sending process's channel id, allocated once
- *                 when the persistent send first starts, so the tag stays the
- *                 same every round: the receiver pre-posts ucp_tag_recv on it
- *                 at MPI_Start, before any envelope.  Each round carries one
- *                 message on it (the data, or a zero-length "not this round"),
- *                 and a round is only offered after the last one was received,
- *                 so one tag never has two messages in flight.
  *
  * A 36-bit counter wraps after 6.9e10 messages from one PE; a payload tag is
  * only live between its envelope's match and the receive, so wrap-around
@@ -52,7 +43,6 @@ typedef enum {
     UCX_TAG_ENVELOPE = 1,
     UCX_TAG_PAYLOAD = 2,
     UCX_TAG_DEVICE = 3,
-    UCX_TAG_CHANNEL = 4,
 } ucx_tag_type_t;
 
 static inline uint64_t ucx_tag_make(ucx_tag_type_t type, uint32_t pe, uint64_t counter)

@@ -171,10 +171,8 @@ static ucp_request_param_t env_prm = {
     .memory_type = UCS_MEMORY_TYPE_HOST, /* spares UCX a memory-type lookup */
 };
 
-int ucx_send_envelope(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op,
-                      void *iov_store)
+int ucx_send_envelope(int proc, const void *hdr, size_t hlen, const void *data, size_t dlen, ucx_op_t *op)
 {
-    (void)iov_store; /* not needed since envelopes became active messages */
     ucp_ep_h ep = ep_of(proc);
     env_prm.user_data = op;
     ucs_status_ptr_t r;
@@ -209,8 +207,8 @@ int ucx_recv_tagged(void *buf, size_t len, uint64_t tag, ucx_mem_t mem, ucx_op_t
 }
 
 /* ---- envelopes ----
- * The AM callback runs inside ucp_worker_progress: it copies the envelope
- * into a buffer from env_alloc and queues it; ucx_progress hands the queue
+ * The AM callback runs inside ucp_worker_progress: pt2pt's intake delivers
+ * the envelope or copies it into a buffer that is queued; ucx_progress hands the queue
  * up once ucp_worker_progress has returned, in arrival order, so that the
  * handler may call UCX itself (ACKs, rendezvous receives).  Earlier versions
  * kept tagged receives for "any envelope" posted; each arrival then paid for
@@ -226,9 +224,8 @@ typedef struct env_arrival {
 static struct {
     env_arrival_t *q;  /* ring of arrivals not yet handed up */
     size_t cap, head, n; /* cap: a power of two, so that wrapping is a mask */
-    size_t buf_len;    /* env_alloc size: the longest envelope (0 until known) */
     bool closed;       /* ucx_close ran: nobody takes envelopes any more */
-    ucx_env_intake_fn intake; /* pt2pt's own intake (ucx_set_env_intake), or NULL */
+    ucx_env_intake_fn intake; /* pt2pt's intake (ucx_set_env_intake) */
 } E;
 
 void ucx_set_env_intake(ucx_env_intake_fn fn) { E.intake = fn; }
@@ -259,21 +256,10 @@ static ucs_status_t env_am_cb(void *arg, const void *header, size_t header_lengt
         util_fatal("envelope arrived by rendezvous (the sender forces eager)");
     if (UTIL_UNLIKELY(E.closed))
         return UCS_OK; /* a message nobody receives (MPI leaves this erroneous) */
-    if (E.intake) {
-        size_t wire_len;
-        void *wire = E.intake(header, header_length, data, length, E.n == 0, &wire_len);
-        if (wire)
-            env_queue(wire, wire_len);
-        return UCS_OK;
-    }
-    size_t len = header_length + length;
-    /* buffers of the standard size come from the handler's pool */
-    void *buf = U.h.env_alloc(len <= E.buf_len ? E.buf_len : len);
-    if (header_length)
-        memcpy(buf, header, header_length);
-    if (length)
-        memcpy((char *)buf + header_length, data, length);
-    env_queue(buf, len);
+    size_t wire_len;
+    void *wire = E.intake(header, header_length, data, length, E.n == 0, &wire_len);
+    if (wire)
+        env_queue(wire, wire_len);
     return UCS_OK;
 }
 
@@ -290,11 +276,6 @@ static void env_handler_set(void)
     ucs_status_t st = ucp_worker_set_am_recv_handler(U.worker, &hp);
     if (st != UCS_OK)
         util_fatal("ucp_worker_set_am_recv_handler: %s", ucs_status_string(st));
-}
-
-void ucx_post_envelopes(size_t max_envelope)
-{
-    E.buf_len = max_envelope;
 }
 
 int ucx_progress(void)

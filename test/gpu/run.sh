@@ -221,17 +221,6 @@ if has gpu_pt2pt; then
         --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_pt2pt"
 fi
 
-# The channel-style persistent path (AMPI_CHANNEL=1) on device buffers:
-# gpu_wild's Send_init/Recv_init rounds, between processes and within one.
-if has gpu_wild; then
-    for pv in 2x2 2x8 1x4; do
-        p=${pv%x*} v=${pv#*x}
-        run_case "gpu/gpu_wild-channel np=$p vp=$v" gpu_wild \
-            "$logdir/gpu_wild.channel.np$p.vp$v.log" env AMPI_CHANNEL=1 "$launcher" \
-            --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/gpu_wild"
-    done
-fi
-
 # The host-staging fallback: a UCX without CUDA and no IPC route.  Without
 # --fallback, the system's UCX is used when it has no CUDA transport (the GPU
 # machine's image is such a case).

@@ -35,7 +35,7 @@ order             all,6x6,6x12           0        -
 probe             all,6x6,6x12           0        -
 waitany           all                    0        -
 persistent        all                    0        -
-persist_channel   1x4,2x2,2x8,4x4,4x8    0        -
+persist_pairs     1x4,2x2,2x8,4x4,4x8    0        -
 proc_null         1x1,1x4,2x4,4x16       0        -
 truncate          all                    0        -
 errors            1x1,1x4,2x4,4x16       0        -

@@ -1,7 +1,6 @@
-/* persist_channel.c - persistent send/receive pairs between processes, the
- * case the library turns into channels (p2p_channel.h): a large persistent
- * send and a persistent receive with a fixed source and tag, restarted every
- * round.  Each rank exchanges with partner (rank + size/2) % size, which lies
+/* persist_pairs.c - persistent send/receive pairs between processes: a
+ * large persistent send and a persistent receive with a fixed source and
+ * tag, restarted every round.  Each rank exchanges with partner (rank + size/2) % size, which lies
  * in another process when there are several.  Checked every round: the data
  * and status (source, tag, count) of every receive, while
  *   - some rounds add an ordinary message on the same tag, sent before or
@@ -13,7 +12,6 @@
  *     while active (the next receive must get the next round);
  *   - two persistent pairs share one tag (they must pair up in start order),
  *     beside a third pair on another tag. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdlib.h>
 #include "mpitest.h"
 
@@ -158,15 +156,12 @@ static int shared_tag(int rank, int partner)
 
 int main(int argc, char **argv)
 {
-    /* AMPI-UCX keeps channels off by default: this test is about them (all
-     * ranks of a process share the environment; other MPIs ignore it) */
-    setenv("AMPI_CHANNEL", "1", 0);
     MPI_Init(&argc, &argv);
     int rank = mt_rank(), size = mt_size(), errs = 0;
     if (size % 2) {
         if (rank == 0)
-            mt_note("persist_channel: %d ranks, needs an even number: nothing to do", size);
-        mt_finish(0, "persist_channel OK");
+            mt_note("persist_pairs: %d ranks, needs an even number: nothing to do", size);
+        mt_finish(0, "persist_pairs OK");
         MPI_Finalize();
         return 0;
     }
@@ -198,7 +193,7 @@ int main(int argc, char **argv)
     free(p.rbuf);
     free(p.xbuf);
     free(p.obuf);
-    mt_finish(errs, "persist_channel OK");
+    mt_finish(errs, "persist_pairs OK");
     MPI_Finalize(); /* the requests freed while active finished before it */
     free(p.kept[0]);
     free(p.kept[1]);
