@@ -20,13 +20,13 @@
  * Only blocking calls use NCCL: the nonblocking ones run on helper threads
  * whose order across ranks is not fixed, and NCCL needs every rank to issue
  * the operations of a communicator in the same order. */
+#include "core/core_settings.h"
 #include "coll/coll.h"
 #include "coll/coll_dev.h"
 #include "gpu/gpu_nccl.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 _Static_assert((int)COLL_NCCL_ALLREDUCE == (int)GPU_NCCL_ALLREDUCE && (int)COLL_NCCL_REDUCE == (int)GPU_NCCL_REDUCE &&
                    (int)COLL_NCCL_BCAST == (int)GPU_NCCL_BCAST && (int)COLL_NCCL_ALLGATHER == (int)GPU_NCCL_ALLGATHER &&
@@ -48,11 +48,8 @@ static int *keyvals; /* per local rank: the keyval of the cached state */
 static bool enabled(void)
 {
     static int on = -1;
-    if (on < 0) {
-        const char *v = getenv("AMPI_NCCL");
-        on = !(v && (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") ||
-                     !strcasecmp(v, "false")));
-    }
+    if (on < 0)
+        on = core_setting_bool(CORE_SET_NCCL);
     return on;
 }
 

@@ -9,7 +9,7 @@
 #include "rank/rank_place.h"
 #include "shm/shm.h"
 #include "ucx/ucx_pmix.h"
-#include "util/util_env.h"
+#include "core/core_settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,13 +71,18 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     ucx_job_t job;
     ucx_pmix_init(&job);
     util_log_init(job.nprocs > 1 ? job.proc : -1);
+    /* a misspelt value stops the job here, before any rank runs, rather
+     * than quietly running it with the default */
+    if (core_settings_check() > 0)
+        ucx_pmix_abort(1, "stopped: an AMPI_* setting is not valid (see above)");
+    util_debug_enabled = core_setting_bool(CORE_SET_DEBUG);
 
-    long vp = vp_arg > 0 ? vp_arg : util_env_long("AMPI_VP", 0);
-    if (vp <= 0)
+    long long vp = vp_arg;
+    if (vp <= 0 && !core_setting_int(CORE_SET_VP, &vp))
         vp = job.nprocs;
     if (vp < job.nprocs) {
         char msg[160];
-        snprintf(msg, sizeof msg, "+vp %ld asks for fewer MPI ranks than the %d processes", vp, job.nprocs);
+        snprintf(msg, sizeof msg, "+vp %lld asks for fewer MPI ranks than the %d processes", vp, job.nprocs);
         ucx_pmix_abort(1, msg);
     }
     if (vp > 0x7fffffffL / 2)
@@ -102,9 +107,9 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         ucx_pmix_abort(1, "GPU initialisation failed (see the message above)");
     /* CUDA IPC needs every process on this node (ampirun's case); across
      * nodes device payloads take the UCX route */
-    p2p_proc.gpu_ipc = gpu_enabled() && job.local_size == job.nprocs && util_env_long("AMPI_GPU_IPC", 1) != 0;
-    p2p_proc.gpu_ipc_push = util_env_long("AMPI_GPU_IPC_PUSH", 1) != 0;
-    p2p_proc.gpu_ipc_push_min = util_env_size("AMPI_GPU_IPC_PUSH_MIN", 512 * 1024);
+    p2p_proc.gpu_ipc = gpu_enabled() && job.local_size == job.nprocs && core_setting_bool(CORE_SET_GPU_IPC);
+    p2p_proc.gpu_ipc_push = core_setting_bool(CORE_SET_GPU_IPC_PUSH);
+    p2p_proc.gpu_ipc_push_min = core_setting_size(CORE_SET_GPU_IPC_PUSH_MIN);
     if (job.nprocs > 1) {
         ucx_handlers_t h = { .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
         ucx_init(job.proc, job.nprocs, &h);
@@ -116,7 +121,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
          * process with AMPI_SHM=0 still takes part in both. */
         bool one_node = job.local_size == job.nprocs;
         if (one_node) {
-            shm_create(job.proc, job.nprocs, util_env_long("AMPI_SHM", 1) != 0);
+            shm_create(job.proc, job.nprocs, core_setting_bool(CORE_SET_SHM));
             p2p_cma_publish();
         }
         if (ucx_pmix_fence(true) != 0)

@@ -1,31 +1,22 @@
 /* gpu_init/gpu_finalize: driver, device choice, primary context, and the
  * check that the memory hooks the cache relies on really fire. */
+#include "core/core_settings.h"
 #include "gpu/gpu_cache.h"
 #include "gpu/gpu_ipc.h"
 #include "gpu/gpu_reduce.h"
 #include "gpu/gpu_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 gpu_state_t gpu_state = { .device = -1 };
 
-static bool env_off(const char *name)
-{
-    const char *v = getenv(name);
-    return v && (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") ||
-                 !strcasecmp(v, "false"));
-}
-
 static bool verbose(void)
 {
-    const char *v = getenv("AMPI_GPU_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
+    return core_setting_bool(CORE_SET_GPU_VERBOSE);
 }
 
 /* AMPI_GPU_DEVICE wins; else local rank modulo the visible devices, which
@@ -33,14 +24,11 @@ static bool verbose(void)
  * CUDA_VISIBLE_DEVICES, so ordinals are the visible ones). */
 static int choose_device(int local_rank, int count, int *ordinal)
 {
-    const char *env = getenv("AMPI_GPU_DEVICE");
-    if (env && *env) {
-        char *end;
-        errno = 0;
-        long d = strtol(env, &end, 10);
-        if (errno || *end || d < 0 || d >= count) {
-            fprintf(stderr, "ampi: AMPI_GPU_DEVICE=%s is not a device ordinal (0..%d visible)\n",
-                    env, count - 1);
+    long long d;
+    if (core_setting_int(CORE_SET_GPU_DEVICE, &d)) {
+        if (d >= count) {
+            fprintf(stderr, "ampi: AMPI_GPU_DEVICE=%lld is not a device ordinal (0..%d visible)\n", d,
+                    count - 1);
             return -1;
         }
         *ordinal = (int)d;
@@ -78,7 +66,7 @@ static void cache_setup(void)
     unsigned hooks = gpu_cache_init(true);
     bool host = (hooks & GPU_CACHE_HOOK_HOST) && host_hook_fires();
     bool cuda = (hooks & GPU_CACHE_HOOK_CUDA) && cuda_hook_fires();
-    if (env_off("AMPI_GPU_CACHE"))
+    if (!core_setting_bool(CORE_SET_GPU_CACHE))
         host = cuda = false;
     gpu_cache_allow(host, cuda);
     gpu_state.cache_host = host;
@@ -97,7 +85,7 @@ int gpu_init(int local_rank, int local_size)
         return 0;
     gpu_state.device = -1;
     gpu_state.bus_id[0] = '\0';
-    if (env_off("AMPI_GPU") || !gpu_driver_load())
+    if (!core_setting_bool(CORE_SET_GPU) || !gpu_driver_load())
         return 0;
     CUresult r = gpu_drv.Init(0);
     int count = 0;

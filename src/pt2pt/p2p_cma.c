@@ -37,7 +37,7 @@
 #define _GNU_SOURCE
 #include "pt2pt/p2p.h"
 #include "ucx/ucx_pmix.h"
-#include "util/util_env.h"
+#include "core/core_settings.h"
 #include "util/util_log.h"
 
 #include <errno.h>
@@ -88,7 +88,7 @@ static int ptrace_scope(void)
 
 static bool can_take_part(void)
 {
-    if (util_env_long("AMPI_CMA", 1) == 0)
+    if (!core_setting_bool(CORE_SET_CMA))
         return false;
     int scope = ptrace_scope();
     if (scope == 1 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) != 0)
@@ -113,7 +113,7 @@ void p2p_cma_publish(void)
         if (!peer_ok || !unsettled)
             util_fatal("out of memory for %d processes' CMA state", p2p_proc.nprocs);
     }
-    split_min = util_env_size("AMPI_CMA_SPLIT", 64 * 1024);
+    split_min = core_setting_size(CORE_SET_CMA_SPLIT);
 }
 
 void p2p_cma_attach(void)

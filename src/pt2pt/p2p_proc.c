@@ -3,7 +3,7 @@
 #include "rank/rank_place.h"
 #include "ucx/ucx_pmix.h"
 #include "util/util_copy.h"
-#include "util/util_env.h"
+#include "core/core_settings.h"
 #include "util/util_log.h"
 
 #include <stdio.h>
@@ -12,7 +12,8 @@
 
 /* An eager envelope of the default limit (full header + data) fits one
  * shared-memory ring entry: eager messages between processes of a node then
- * never take UCX's active messages (shm_ring.h). */
+ * never take UCX's active messages (shm_ring.h).  Keep the settings table's
+ * default of AMPI_EAGER_LIMIT (core_settings.c) equal to it. */
 #define P2P_EAGER_LIMIT_DEFAULT 8192
 _Static_assert(sizeof(p2p_wire_hdr_t) + P2P_EAGER_LIMIT_DEFAULT <= SHM_ENTRY_MAX,
                "an eager envelope fits a ring entry");
@@ -187,7 +188,7 @@ void p2p_proc_init(int nranks, int nprocs, int proc)
     p2p_proc.proc = proc;
     p2p_proc.first = rank_place_first(nranks, nprocs, proc);
     p2p_proc.nlocal = rank_place_count(nranks, nprocs, proc);
-    p2p_proc.eager_limit = util_env_size("AMPI_EAGER_LIMIT", P2P_EAGER_LIMIT_DEFAULT);
+    p2p_proc.eager_limit = core_setting_size(CORE_SET_EAGER_LIMIT);
     p2p_proc.idle_yield = !rank_cpu_owned();
     proc_of_table_init();
     util_dlist_init(&p2p_proc.copies);

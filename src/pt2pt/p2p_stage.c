@@ -17,7 +17,7 @@
 #include "pt2pt/p2p.h"
 #include "gpu/gpu.h"
 #include "ucx/ucx_tag.h"
-#include "util/util_env.h"
+#include "core/core_settings.h"
 #include "util/util_log.h"
 
 #include <stdlib.h>
@@ -56,11 +56,8 @@ static int bounce_kind; /* 0 not yet known, 1 pinned, 2 malloc */
 size_t p2p_stage_chunk(void)
 {
     static size_t chunk;
-    if (!chunk) {
-        chunk = util_env_size("AMPI_GPU_STAGE_CHUNK", (size_t)1 << 20);
-        if (chunk < 4096 || chunk > ((size_t)1 << 31))
-            util_fatal("AMPI_GPU_STAGE_CHUNK must lie between 4K and 2G");
-    }
+    if (!chunk)
+        chunk = core_setting_size(CORE_SET_GPU_STAGE_CHUNK); /* 4K..2G */
     return chunk;
 }
 

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "rank/rank_stack.h"
 #include "rank/rank_san.h"
-#include "util/util_env.h"
+#include "core/core_settings.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -28,9 +28,7 @@ static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 
 static void read_default_size(void)
 {
-    default_size = util_env_size("AMPI_STACK_SIZE", RANK_STACK_DEFAULT_SIZE);
-    if (default_size == 0) /* "0" parses, but means nothing useful */
-        default_size = RANK_STACK_DEFAULT_SIZE;
+    default_size = core_setting_size(CORE_SET_STACK_SIZE); /* at least RANK_STACK_MIN_SIZE */
 }
 
 size_t rank_stack_default_size(void)

@@ -17,8 +17,8 @@ typedef struct rank_stack {
 #define RANK_STACK_DEFAULT_SIZE ((size_t)8 << 20)
 #define RANK_STACK_MIN_SIZE ((size_t)16 << 10)
 
-/* AMPI_STACK_SIZE ("65536", "512K", "8M", "1G") if set and valid (else a
- * warning), or RANK_STACK_DEFAULT_SIZE; read once. */
+/* AMPI_STACK_SIZE ("65536", "512K", "8M", "1G"), whose default is
+ * RANK_STACK_DEFAULT_SIZE; read once. */
 size_t rank_stack_default_size(void);
 
 /* Map a stack with at least size usable bytes (0 = the default; rounded up

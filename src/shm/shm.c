@@ -1,7 +1,7 @@
 /* Shared-memory segments and the receiver's poll (see shm.h, shm_ring.h). */
 #include "shm/shm.h"
 #include "ucx/ucx_pmix.h"
-#include "util/util_env.h"
+#include "core/core_settings.h"
 #include "util/util_log.h"
 
 #include <errno.h>
@@ -175,12 +175,13 @@ void shm_attach(void)
     int reached = 0;
     /* AMPI_SHM_MEDIUM=0: no medium entries (8-32 KiB payloads then always
      * take the CMA route) */
-    bool medium = util_env_long("AMPI_SHM_MEDIUM", 1) != 0;
+    bool medium = core_setting_bool(CORE_SET_SHM_MEDIUM);
     /* cells ahead a streaming sender asks for (shm_ring_ask_ahead; 0: off).
      * osu_bw 1-64 B on the GPU machine, 7 paired rounds: 8 ahead 1.38-2.49x
      * Open MPI's rate, 4 ahead 1.08-1.78x, none 1.05-2.05x */
-    long pw = util_env_long("AMPI_SHM_PREFETCHW", 8);
-    uint32_t ahead = pw < 0 ? 0 : pw > 16 ? 16 : (uint32_t)pw;
+    long long pw = 0;
+    core_setting_int(CORE_SET_SHM_PREFETCHW, &pw); /* 0..16 */
+    uint32_t ahead = (uint32_t)pw;
     S.peer_seg = calloc((size_t)S.nprocs, sizeof *S.peer_seg);
     shm_tx = calloc((size_t)S.nprocs, sizeof *shm_tx);
     if (!S.peer_seg || !shm_tx)

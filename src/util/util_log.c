@@ -10,8 +10,6 @@ static int log_proc = -1;
 void util_log_init(int proc)
 {
     log_proc = proc;
-    const char *d = getenv("AMPI_DEBUG");
-    util_debug_enabled = d && *d && *d != '0';
 }
 
 static void vprint(const char *kind, const char *fmt, va_list ap)
@@ -30,6 +28,14 @@ void util_warn(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vprint("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void util_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint("error: ", fmt, ap);
     va_end(ap);
 }
 

@@ -1,5 +1,6 @@
 /* Diagnostics.  Every message starts with "ampi:" so users can tell ours
- * from theirs; util_debug prints only when AMPI_DEBUG is set. */
+ * from theirs; util_debug prints only when util_debug_enabled
+ * (AMPI_DEBUG, set at the start of a process). */
 #ifndef AMPI_UTIL_LOG_H
 #define AMPI_UTIL_LOG_H
 
@@ -7,6 +8,7 @@
 
 void util_log_init(int proc); /* remembers the process index for prefixes */
 void util_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void util_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* the caller goes on */
 void util_debug_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void util_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool util_debug_enabled;

@@ -332,6 +332,68 @@ ampi_info_case() {
     fi
 }
 
+# ampi_info --all / --parsable: every setting of README's table with its value
+# and source; unknown options and bad values are errors.
+readme_settings() {
+    awk '/^\| variable \| meaning \| default \|$/ { t = 1; next } t && /^\|---/ { next }
+         t && /^\|/ { split($0, f, "`"); print f[2]; next } t { exit }' "$srcdir/README.md"
+}
+ampi_info_settings() {
+    local info=${AMPI_PREFIX:-}/bin/ampi_info names n name key field why=
+    if [ ! -x "$info" ]; then
+        skip launch/ampi_info_settings "$info not installed"
+        return
+    fi
+    names=$(readme_settings)
+    n=$(wc -l <<<"$names")
+    [ "$n" -ge 10 ] || why="README's settings table not found ($n rows)"
+    # --all: one line per setting, value and source
+    env AMPI_SHM=No AMPI_EAGER_LIMIT=16384 "$info" --all >"$work/out" 2>"$work/err"
+    rc=$?
+    [ -n "$why" ] || [ "$rc" = 0 ] || why="--all: exit $rc: $(head -2 "$work/err")"
+    for name in $names; do
+        [ -n "$why" ] || [ "$(grep -c "^  $name " "$work/out")" = 1 ] || why="--all: no line for $name"
+    done
+    [ -n "$why" ] || grep -Eq '^  AMPI_SHM +off +environment ' "$work/out" || why="--all: AMPI_SHM=No not shown as off"
+    [ -n "$why" ] || grep -Eq '^  AMPI_EAGER_LIMIT +16K +environment ' "$work/out" || why="--all: AMPI_EAGER_LIMIT"
+    [ -n "$why" ] || grep -Eq '^  AMPI_CMA +on +default ' "$work/out" || why="--all: AMPI_CMA default"
+    [ -n "$why" ] || [ ! -s "$work/err" ] || why="--all wrote to stderr: $(head -2 "$work/err")"
+    [ -z "$why" ] && pass launch/ampi_info_all || fail launch/ampi_info_all "$why"
+    why=
+    # --parsable: key:value lines only; versions, transports, every setting
+    env AMPI_SHM=No "$info" --parsable >"$work/out" 2>"$work/err"
+    rc=$?
+    [ "$rc" = 0 ] || why="--parsable: exit $rc: $(head -2 "$work/err")"
+    [ -n "$why" ] || ! grep -Evq '^[a-z]+:[A-Za-z0-9_]+:' "$work/out" || why="not key:value: $(grep -Ev '^[a-z]+:[A-Za-z0-9_]+:' "$work/out" | head -1)"
+    for key in '^ampi:version:full:[0-9]' '^mpi:version:full:3\.1$' '^ucx:version:full:[0-9]' '^pmix:version:full:.' \
+        '^hwloc:version:full:[0-9]' '^ucx:transport:self:device:memory$' '^cuda:enabled:(yes|no)$' \
+        '^setting:AMPI_SHM:value:off$' '^setting:AMPI_SHM:source:environment$' '^setting:AMPI_SHM:default:on$' \
+        '^setting:AMPI_CMA:source:default$' '^setting:AMPI_STACK_SIZE:value:8M$' '^setting:AMPI_VP:value:-$'; do
+        [ -n "$why" ] || grep -Eq "$key" "$work/out" || why="--parsable: no line $key"
+    done
+    for name in $names; do
+        for field in value source default type help; do
+            [ -n "$why" ] || [ "$(grep -c "^setting:$name:$field:" "$work/out")" = 1 ] ||
+                why="--parsable: no setting:$name:$field"
+        done
+    done
+    [ -n "$why" ] || [ "$(grep -c '^setting:[A-Z_]*:value:' "$work/out")" = "$n" ] ||
+        why="--parsable lists $(grep -c '^setting:[A-Z_]*:value:' "$work/out") settings, README $n"
+    [ -z "$why" ] && pass launch/ampi_info_parsable || fail launch/ampi_info_parsable "$why"
+    # an unknown option: exit 2, a message, nothing on stdout
+    "$info" --bogus >"$work/out" 2>"$work/err"
+    rc=$?
+    [ "$rc" = 2 ] && [ ! -s "$work/out" ] && grep -q "unknown option '--bogus'" "$work/err" &&
+        pass launch/ampi_info_bad_option ||
+        fail launch/ampi_info_bad_option "rc $rc, stderr: $(head -1 "$work/err")"
+    # a bad value: exit 1 naming it and the spellings
+    env AMPI_GPU_STAGE_CHUNK=1K "$info" --all >"$work/out" 2>"$work/err"
+    rc=$?
+    [ "$rc" = 1 ] && grep -q 'AMPI_GPU_STAGE_CHUNK=1K is not valid: use a size from 4K to 2G' "$work/err" &&
+        pass launch/ampi_info_bad_value ||
+        fail launch/ampi_info_bad_value "rc $rc, stderr: $(head -1 "$work/err")"
+}
+
 abort_case abort
 abort_case abort_sigterm_ignored --ignore-term
 signal_death
@@ -346,5 +408,6 @@ exports
 stdin_case
 ctrl_c
 ampi_info_case
+ampi_info_settings
 echo "# launch tests took $(($(now_ms) - start)) ms, $failures failed"
 [ "$failures" = 0 ]

@@ -241,5 +241,45 @@ case " $built " in
     ;;
 esac
 
+# ---- settings ---------------------------------------------------------------
+# A bad value of a setting stops the job with exit status 1 before any rank
+# runs, naming the variable and the spellings it takes (src/core/core_settings.c);
+# an unknown AMPI_* name is warned about once per process and the job runs.
+bad_setting_case() { # name log command...
+    local name=$1 log=$2 why=
+    shift 2
+    timed_run "$log" "$OUTER_TIMEOUT" "$@"
+    why=$(early_verdict "$log" "timed out after ${OUTER_TIMEOUT} s")
+    if [ -z "$why" ] && [ "$rc" -ne 1 ]; then
+        why="exit $rc, expected 1"
+    elif [ -z "$why" ] && ! grep -q 'AMPI_SHM=maybe is not valid: use 0/1, off/on, no/yes or false/true' "$log"; then
+        why="no message naming AMPI_SHM=maybe and the spellings"
+    elif [ -z "$why" ] && grep -q 'OK$' "$log"; then
+        why="a rank ran"
+    fi
+    report_case "$name" "$why" "$log"
+}
+if [ "$mode" = ampi ]; then
+    case " $built " in
+    *" ring "*)
+        bad_setting_case "mpi/ring np=2 vp=4 AMPI_SHM=maybe" "$logdir/ring.bad_setting.log" \
+            env AMPI_SHM=maybe "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 4 "$bindir/ring"
+        bad_setting_case "mpi/ring singleton AMPI_SHM=maybe" "$logdir/ring.bad_setting.singleton.log" \
+            env -u AMPI_VP AMPI_SHM=maybe "$bindir/ring"
+        log=$logdir/ring.unknown_setting.log
+        timed_run "$log" "$OUTER_TIMEOUT" env AMPI_SHM_MEDUIM=0 "$launcher" --timeout "$RUN_TIMEOUT" \
+            -np 2 +vp 4 "$bindir/ring"
+        why=$(early_verdict "$log" "timed out after ${OUTER_TIMEOUT} s")
+        if [ -z "$why" ] && { [ "$rc" -ne 0 ] || ! grep -q 'OK$' "$log"; }; then
+            why="exit $rc or no OK line"
+        elif [ -z "$why" ] &&
+            [ "$(grep -c 'AMPI_SHM_MEDUIM is not a setting of this library (ignored); did you mean AMPI_SHM_MEDIUM?' "$log")" != 2 ]; then
+            why="expected one warning per process (2)"
+        fi
+        report_case "mpi/ring np=2 vp=4 AMPI_SHM_MEDUIM (unknown name)" "$why" "$log"
+        ;;
+    esac
+fi
+
 echo "mpi: $npass passed, $nfail failed, $nskip skipped (logs in $logdir)"
 [ $nfail -eq 0 ]
