@@ -68,6 +68,7 @@ pkg-config --exists pmix 2>/dev/null || missing+=("pmix.pc (libpmix-dev)")
 pkg-config --exists hwloc 2>/dev/null || missing+=("hwloc.pc (libhwloc-dev)")
 # Open MPI's mpirun is a second PMIx launcher that tests start our library under.
 command -v mpirun >/dev/null 2>&1 || missing+=("mpirun (openmpi-bin)")
+
 if [ ! -f "$ucx_root/libucx/lib/libucp.so" ]; then
     command -v python3 >/dev/null 2>&1 || missing+=("python3 (to unpack the UCX wheel)")
 fi
@@ -87,6 +88,14 @@ if [ ${#missing[@]} -gt 0 ]; then
         echo "setup: install them, e.g. as root: apt-get install" $packages >&2
         exit 1
     fi
+fi
+# cmake is optional: the launcher tests build a user's CMake project through
+# our mpicc with it (and skip that case without it); a machine without a
+# network (the GPU machine) goes on without it.
+if ! command -v cmake >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "cmake missing; installing it with apt-get (log: $build_dir/apt-cmake.log)"
+    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake; } \
+        >"$build_dir/apt-cmake.log" 2>&1 || say "warning: cmake could not be installed (see the log); going on"
 fi
 say "[1/4] system packages: ok"
 
