@@ -5,6 +5,8 @@
  * returned, then flushes, fences and tears everything down. */
 #include "pt2pt/p2p_api.h"
 #include "coll/coll_nb.h"
+#include "env/env_args.h"
+#include "env/env_crash.h"
 #include "gpu/gpu.h"
 #include "rank/rank_place.h"
 #include "shm/shm.h"
@@ -22,27 +24,6 @@ typedef struct rank_start {
     p2p_rank_t *rank;
     user_main_fn user_main;
 } rank_start_t;
-
-/* Removes "+vp N" / "+vpN" from argv; returns N or 0 when absent. */
-static int take_vp_arg(int *argc, char **argv)
-{
-    int vp = 0, out = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "+vp") == 0 && i + 1 < *argc) {
-            vp = atoi(argv[++i]);
-            continue;
-        }
-        if (strncmp(a, "+vp", 3) == 0 && a[3] >= '0' && a[3] <= '9') {
-            vp = atoi(a + 3);
-            continue;
-        }
-        argv[out++] = argv[i];
-    }
-    argv[out] = NULL;
-    *argc = out;
-    return vp;
-}
 
 static void rank_body(void *arg)
 {
@@ -67,7 +48,7 @@ static char **copy_argv(int argc, char **argv)
 
 int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
 {
-    int vp_arg = take_vp_arg(&argc, argv);
+    int vp_arg = env_take_vp_arg(&argc, argv);
     ucx_job_t job;
     ucx_pmix_init(&job);
     util_log_init(job.nprocs > 1 ? job.proc : -1);
@@ -102,6 +83,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     setenv("MPI_LOCALRANKID", buf, 0);
 
     p2p_proc_init((int)vp, job.nprocs, job.proc);
+    env_report_ranks(job.proc, p2p_proc.first, p2p_proc.nlocal);
     /* the device context must be current before UCX looks for CUDA */
     if (gpu_init(job.local_rank, job.local_size) != 0)
         ucx_pmix_abort(1, "GPU initialisation failed (see the message above)");
@@ -136,6 +118,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         }
     }
 
+    env_crash_install(job.proc);
     rank_guard_install();
     rank_pe_init(&p2p_proc.pe, p2p_progress, NULL);
     rank_start_t *starts = calloc((size_t)p2p_proc.nlocal, sizeof *starts);

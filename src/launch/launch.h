@@ -21,17 +21,29 @@
 typedef struct launch_options {
     int nprocs;            /* P: PMIx job size */
     int nvp;               /* V: virtual ranks, passed as AMPI_VP */
+    const char *nvp_source; /* "+vp" or "AMPI_VP" when V was given, else NULL */
     double timeout_s;      /* 0: no limit */
     bool tag_output;       /* prefix forwarded lines with "[p] " */
     bool bind_none;        /* --bind-to none: leave placement to the kernel */
     char **exports;        /* -x NAME[=VALUE] entries, NULL-terminated */
     char **prog_argv;      /* program and its arguments (points into argv) */
+    const char *wdir;      /* -wdir DIR: the processes' working directory */
+    char **owned;          /* strings built while parsing (-genv's NAME=VALUE) */
+    size_t nowned;
 } launch_options_t;
 
 /* Returns 0 on success, 1 when help was printed (exit 0), -1 on a usage
  * error (already reported). */
 int launch_parse_args(int argc, char **argv, launch_options_t *opt);
 void launch_free_options(launch_options_t *opt);
+/* Shared by both parsers: a positive int, or -1 after a message. */
+int launch_parse_count(const char *text, const char *option, int *out);
+/* Append a -x entry (kept by pointer: the string must outlive opt). */
+int launch_add_export(launch_options_t *opt, const char *entry);
+/* Open MPI/MPICH options (launch_compat.c): 1 when argv[*i] was one (and
+ * *i moved past its values), 0 when it is none of them, -1 on an error
+ * already reported. */
+int launch_parse_compat(int argc, char **argv, int *i, launch_options_t *opt);
 
 /* ---- environment arrays (launch_env.c) ---- */
 /* Env arrays are malloc'd, NULL-terminated arrays of malloc'd "NAME=VALUE"
@@ -87,12 +99,39 @@ typedef struct launch_proc {
     launch_linebuf_t out_buf, err_buf;
     bool reaped;
     int bind_cpu;              /* CPU the process is pinned to, -1 none */
+    int first_rank, nranks;    /* its MPI ranks, as it reported them (0: none) */
+    int signal_rank, signal;   /* the rank that got a fatal signal (signal 0: none) */
 } launch_proc_t;
+
+/* ---- reports from the processes (launch_report.c) ---- */
+typedef struct launch_report_buf {
+    char line[128];
+    size_t len;
+} launch_report_buf_t;
+
+/* The report pipe: fds[0] for ampirun (non-blocking), fds[1] for the
+ * children (AMPI_LAUNCH_REPORT_FD); both close-on-exec in ampirun. */
+int launch_report_open(int fds[2]);
+/* Read what the pipe holds and note it in procs. */
+void launch_report_read(int fd, launch_report_buf_t *lb, launch_proc_t *procs, int nprocs);
+/* "process P (pid N, ranks A-B)" as far as known. */
+void launch_describe(const launch_proc_t *p, char *out, size_t cap);
+
+/* ---- nothing left behind (launch_clean.c) ---- */
+/* The job's PMIx namespace, unique on this node. */
+const char *launch_nspace(void);
+/* Remove tmpdir (when not NULL) and the shared-memory segments of the job
+ * with PMIx namespace nspace. */
+void launch_sweep(const char *tmpdir, const char *nspace);
+/* Start the process that sweeps after an ampirun killed without an ending;
+ * before any thread exists.  launch_janitor_dismiss: we swept ourselves. */
+int launch_janitor_start(const char *tmpdir);
+void launch_janitor_dismiss(void);
 
 /* fork/exec one process with env; stdin_fd becomes its stdin.  Returns 0,
  * or after reporting why: the errno of a failed exec, -1 for other errors. */
 int launch_spawn(launch_proc_t *proc, const char *path, char *const *argv,
-                 char *const *env, int stdin_fd);
+                 char *const *env, int stdin_fd, int report_fd);
 /* Block the signals the job loop reads through a signalfd (before PMIx
  * starts its threads, so they inherit the mask) and ignore SIGPIPE; what was
  * there before is saved and given back to every child before exec. */

@@ -36,6 +36,8 @@ typedef struct job {
     int nprocs;
     int live; /* spawned and not yet reaped */
     int sig_fd, wake_fd;
+    int report_fd[2]; /* the processes' reports (launch_report.c) */
+    launch_report_buf_t report_buf;
     bool ending;         /* a failure, timeout or signal is ending the job */
     bool status_decided; /* exit_status holds the deciding failure */
     int exit_status;
@@ -139,6 +141,11 @@ static void fail(job_t *job, int status, const char *fmt, ...)
     job->kill_at = now_ms() + LAUNCH_KILL_GRACE_MS;
 }
 
+static void read_reports(job_t *job)
+{
+    launch_report_read(job->report_fd[0], &job->report_buf, job->procs, job->nprocs);
+}
+
 static void check_abort(job_t *job)
 {
     launch_abort_info_t info;
@@ -147,9 +154,18 @@ static void check_abort(job_t *job)
     size_t len = strlen(info.msg);
     while (len > 0 && (info.msg[len - 1] == '\n' || info.msg[len - 1] == '\r'))
         info.msg[--len] = '\0';
-    /* A shell sees exit statuses modulo 256; keep what it would see. */
-    fail(job, info.status & 0xff, "process %d called MPI_Abort with status %d: %s", info.rank,
-         info.status, info.msg);
+    char who[96] = "";
+    if (info.rank >= 0 && info.rank < job->nprocs) {
+        read_reports(job);
+        launch_describe(&job->procs[info.rank], who, sizeof who);
+    } else {
+        snprintf(who, sizeof who, "process %d", info.rank);
+    }
+    /* The message says what happened (the library's MPI_Abort says so and
+     * names the rank): an internal error is not reported as MPI_Abort.  A
+     * shell sees exit statuses modulo 256; keep what it would see. */
+    fail(job, info.status & 0xff, "%s ended the job with status %d: %s", who, info.status,
+         info.msg);
 }
 
 static void judge_exit(job_t *job, launch_proc_t *p, int status)
@@ -160,16 +176,22 @@ static void judge_exit(job_t *job, launch_proc_t *p, int status)
     check_abort(job);
     if (job->ending)
         return;
+    /* What the process reported before it died is in the pipe by now. */
+    read_reports(job);
+    char who[96];
+    launch_describe(p, who, sizeof who);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        fail(job, 128 + sig, "process %d (pid %ld) killed by signal %d (%s)", p->rank,
-             (long)p->pid, sig, strsignal(sig));
+        char in_rank[48] = "";
+        /* Under +vp a process holds several ranks: name the one running. */
+        if (p->signal == sig && p->nranks > 1)
+            snprintf(in_rank, sizeof in_rank, " in rank %d", p->signal_rank);
+        fail(job, 128 + sig, "%s killed by signal %d (%s)%s", who, sig, strsignal(sig), in_rank);
         return;
     }
     int code = WEXITSTATUS(status);
     if (code != 0) {
-        fail(job, code, "process %d (pid %ld) exited with status %d", p->rank, (long)p->pid,
-             code);
+        fail(job, code, "%s exited with status %d", who, code);
         return;
     }
     bool connected, finalized;
@@ -177,7 +199,7 @@ static void judge_exit(job_t *job, launch_proc_t *p, int status)
     /* The others would wait for it forever in their next collective.  A
      * program that never connected (not an MPI program) is fine. */
     if (connected && !finalized)
-        fail(job, 1, "process %d (pid %ld) exited without finalizing", p->rank, (long)p->pid);
+        fail(job, 1, "%s exited without finalizing", who);
 }
 
 static void reap_children(job_t *job)
@@ -283,7 +305,7 @@ static void check_deadlines(job_t *job)
 
 static void event_loop(job_t *job)
 {
-    size_t cap = 2 + 2 * (size_t)job->nprocs;
+    size_t cap = 3 + 2 * (size_t)job->nprocs;
     struct pollfd *fds = calloc(cap, sizeof *fds);
     /* Which stream each poll entry is: 2r for stdout, 2r+1 for stderr. */
     int *stream = calloc(cap, sizeof *stream);
@@ -302,6 +324,7 @@ static void event_loop(job_t *job)
         size_t n = 0;
         fds[n++] = (struct pollfd){.fd = job->sig_fd, .events = POLLIN};
         fds[n++] = (struct pollfd){.fd = job->wake_fd, .events = POLLIN};
+        fds[n++] = (struct pollfd){.fd = job->report_fd[0], .events = POLLIN};
         for (int r = 0; r < job->nprocs; r++) {
             if (job->procs[r].out_fd >= 0) {
                 stream[n] = 2 * r;
@@ -325,7 +348,9 @@ static void event_loop(job_t *job)
             read_signals(job);
         if (fds[1].revents != 0)
             drain_wake_pipe(job);
-        for (size_t i = 2; i < n; i++) {
+        if (fds[2].revents != 0)
+            read_reports(job);
+        for (size_t i = 3; i < n; i++) {
             if (fds[i].revents == 0)
                 continue;
             launch_proc_t *p = &job->procs[stream[i] / 2];
@@ -341,13 +366,15 @@ static void event_loop(job_t *job)
 
 /* The environment every process shares: ampirun's, the -x settings and
  * AMPI_VP.  PMIx adds the per-process part. */
-static char **base_environment(const launch_options_t *opt)
+static char **base_environment(const launch_options_t *opt, int report_fd)
 {
     char **env = launch_env_copy(environ);
-    char vp[16];
+    char vp[16], fd[16];
     snprintf(vp, sizeof vp, "%d", opt->nvp);
+    snprintf(fd, sizeof fd, "%d", report_fd);
     if (env == NULL || launch_env_apply_exports(&env, opt->exports) != 0 ||
-        launch_env_set(&env, "AMPI_VP", vp) != 0) {
+        launch_env_set(&env, "AMPI_VP", vp) != 0 ||
+        launch_env_set(&env, "AMPI_LAUNCH_REPORT_FD", fd) != 0) {
         launch_env_free(env);
         return NULL;
     }
@@ -412,7 +439,7 @@ static void spawn_all(job_t *job, char *const *base_env, const char *path, int d
         }
         /* Rank 0 talks to the user; the others must not steal input. */
         int stdin_fd = r == 0 ? STDIN_FILENO : devnull;
-        int rc = launch_spawn(p, path, job->opt->prog_argv, env, stdin_fd);
+        int rc = launch_spawn(p, path, job->opt->prog_argv, env, stdin_fd, job->report_fd[1]);
         launch_env_free(env);
         if (rc != 0) {
             /* The shell's convention: 127 not found, 126 not executable. */
@@ -426,18 +453,26 @@ static void spawn_all(job_t *job, char *const *base_env, const char *path, int d
 int launch_run_job(const launch_options_t *opt, int wake_fd, int *term_signal)
 {
     job_t job = {.opt = opt, .nprocs = opt->nprocs, .wake_fd = wake_fd, .sig_fd = -1,
-                 .timeout_at = -1, .kill_at = -1, .drain_until = -1};
+                 .report_fd = {-1, -1}, .timeout_at = -1, .kill_at = -1, .drain_until = -1};
     *term_signal = 0;
 
-    char **base_env = base_environment(opt);
+    if (launch_report_open(job.report_fd) != 0) {
+        launch_say("cannot create a pipe: %s", strerror(errno));
+        return 1;
+    }
+    char **base_env = base_environment(opt, job.report_fd[1]);
     if (base_env == NULL) {
         launch_say("out of memory");
+        close(job.report_fd[0]);
+        close(job.report_fd[1]);
         return 1;
     }
     char *path = launch_find_program(opt->prog_argv[0], launch_env_get(base_env, "PATH"));
     if (path == NULL) {
         launch_say("%s: command not found", opt->prog_argv[0]);
         launch_env_free(base_env);
+        close(job.report_fd[0]);
+        close(job.report_fd[1]);
         return 127;
     }
 
@@ -456,6 +491,7 @@ int launch_run_job(const launch_options_t *opt, int wake_fd, int *term_signal)
     }
     for (int r = 0; r < opt->nprocs; r++) {
         job.procs[r].rank = r;
+        job.procs[r].signal_rank = -1;
         job.procs[r].out_fd = job.procs[r].err_fd = -1;
         launch_linebuf_init(&job.procs[r].out_buf);
         launch_linebuf_init(&job.procs[r].err_buf);
@@ -482,6 +518,8 @@ int launch_run_job(const launch_options_t *opt, int wake_fd, int *term_signal)
     *term_signal = job.status_decided ? 0 : job.term_signal;
 
 out:
+    close(job.report_fd[0]);
+    close(job.report_fd[1]);
     if (job.sig_fd >= 0)
         close(job.sig_fd);
     if (devnull >= 0)

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,18 +43,6 @@ static void ensure_std_fds(void)
             }
         }
     }
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void remove_tree(const char *dir)
-{
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static char *make_tmpdir(void)
@@ -96,6 +83,11 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : 2;
     }
     ensure_std_fds();
+    if (opt.wdir != NULL && chdir(opt.wdir) != 0) {
+        launch_say("cannot change to the directory %s: %s", opt.wdir, strerror(errno));
+        launch_free_options(&opt);
+        return 2;
+    }
 
     if (launch_signals_setup() != 0) {
         launch_say("cannot set up signal handling: %s", strerror(errno));
@@ -108,6 +100,9 @@ int main(int argc, char **argv)
     int status = 1, term_signal = 0;
     if (tmpdir == NULL)
         goto out;
+    if (launch_janitor_start(tmpdir) != 0)
+        launch_say("warning: cannot start the clean-up process: a kill -9 of ampirun may leave "
+                   "%s and shared-memory segments behind", tmpdir);
     if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
         launch_say("cannot create a pipe: %s", strerror(errno));
         goto out;
@@ -122,10 +117,11 @@ out:
         close(wake[0]);
         close(wake[1]);
     }
-    if (tmpdir != NULL) {
-        remove_tree(tmpdir);
-        free(tmpdir);
-    }
+    /* The PMIx directory, and the segments of processes that died before
+     * unlinking theirs. */
+    launch_sweep(tmpdir, launch_nspace());
+    launch_janitor_dismiss();
+    free(tmpdir);
     launch_free_options(&opt);
     if (term_signal != 0)
         die_by_signal(term_signal);

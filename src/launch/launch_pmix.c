@@ -293,9 +293,7 @@ int launch_pmix_start(const launch_options_t *opt, const char *tmpdir, int fd)
     clients = calloc((size_t)nclients, sizeof *clients);
     if (clients == NULL)
         return -1;
-    char name[PMIX_MAX_NSLEN + 1];
-    snprintf(name, sizeof name, "ampirun-%ld", (long)getpid());
-    PMIX_LOAD_NSPACE(job_nspace, name);
+    PMIX_LOAD_NSPACE(job_nspace, launch_nspace());
 
     /* Keep every rendezvous file in our private directory: nothing is left
      * in the shared system tmpdir, and no tool can attach to this job. */

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,8 +68,9 @@ static void close_pair(int p[2])
 }
 
 int launch_spawn(launch_proc_t *proc, const char *path, char *const *argv, char *const *env,
-                 int stdin_fd)
+                 int stdin_fd, int report_fd)
 {
+    pid_t launcher = getpid();
     int out[2] = {-1, -1}, err[2] = {-1, -1}, exec_status[2] = {-1, -1};
     /* Close-on-exec everywhere: a child must not hold other children's
      * pipes, or ampirun would never see their end of file. */
@@ -100,6 +102,15 @@ int launch_spawn(launch_proc_t *proc, const char *path, char *const *argv, char 
             if (flags >= 0)
                 fcntl(STDIN_FILENO, F_SETFD, flags & ~FD_CLOEXEC);
         }
+        /* The one fd of ampirun's a process keeps: its reports. */
+        int report_flags = fcntl(report_fd, F_GETFD);
+        if (report_flags >= 0)
+            fcntl(report_fd, F_SETFD, report_flags & ~FD_CLOEXEC);
+        /* Die with ampirun, even by kill -9: the job is over then, and
+         * nobody would reap or end it (launch_clean.c sweeps its files). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != launcher)
+            _exit(127); /* ampirun died before the request took effect */
         restore_signals_in_child();
         if (proc->bind_cpu >= 0) {
             /* like mpirun --bind-to core: a process that stays on its core

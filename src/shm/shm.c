@@ -55,7 +55,8 @@ static shm_ring_t *ring_in(void *seg, int from)
 
 /* "/ampi-<namespace>-<rank>-<pid>" with anything but [A-Za-z0-9._-] made '_'
  * (namespaces may hold '/' or '@'); the pid keeps two jobs whose truncated
- * namespaces agree apart, O_EXCL anything else. */
+ * namespaces agree apart, O_EXCL anything else.  ampirun removes what a
+ * killed job leaves by this prefix (src/launch/launch_clean.c). */
 static void make_name(char *out, size_t cap, int proc)
 {
     const char *ns = ucx_pmix_nspace();

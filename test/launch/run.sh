@@ -148,7 +148,7 @@ abort_case() { # NAME PROBE_ARGS...: the abort message, status 5, all gone withi
     bg_pid=
     t_abort=$(sed -n 's/^probe rank 2 aborts at \([0-9]*\) ms$/\1/p' "$out")
     [ "$rc" = 5 ] || { fail "$name" "exit status $rc, expected 5: $(head -3 "$err")"; return; }
-    has_line "$err" "ampirun: process 2 called MPI_Abort with status 5: probe rank 2 aborts" ||
+    has_line "$err" "ampirun: process 2 (pid $(pid_of_rank 2)) ended the job with status 5: probe rank 2 aborts" ||
         { fail "$name" "message: $(cat "$err")"; return; }
     # All four passed a fence before the abort, so all four printed a pid.
     [ "$(probe_pids | wc -l)" = 4 ] || { fail "$name" "not all 4 probes started"; return; }
@@ -409,5 +409,9 @@ stdin_case
 ctrl_c
 ampi_info_case
 ampi_info_settings
+# shellcheck source=test/launch/programs.sh
+. "$here/programs.sh"
+# shellcheck source=test/launch/leftovers.sh
+. "$here/leftovers.sh"
 echo "# launch tests took $(($(now_ms) - start)) ms, $failures failed"
 [ "$failures" = 0 ]

@@ -1,0 +1,58 @@
+/* mpi_prog: the MPI program the launcher tests run (built with ampicc).
+ *
+ *   mpi_prog hello             a barrier; rank 0 prints "hello N ranks"
+ *   mpi_prog segv|fpe|abort R  rank R dies of that signal, the others wait
+ *   mpi_prog mpi_abort R       rank R calls MPI_Abort(MPI_COMM_WORLD, 7)
+ *   mpi_prog hang              every rank waits for a message that never comes
+ *
+ * Every rank prints "rank R pid P" after MPI_Init. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Not inlined, so that the backtrace has a frame with this name. */
+__attribute__((noinline)) static void die_in_rank(const char *how, int rank)
+{
+    if (strcmp(how, "segv") == 0)
+        *(volatile int *)(uintptr_t)rank = 1; /* rank is small: an unmapped page */
+    if (strcmp(how, "fpe") == 0) {
+        volatile int zero = 0;
+        printf("%d\n", rank / zero);
+    }
+    if (strcmp(how, "abort") == 0)
+        abort();
+    if (strcmp(how, "mpi_abort") == 0)
+        MPI_Abort(MPI_COMM_WORLD, 7);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = argc > 1 ? argv[1] : "hello";
+    printf("rank %d pid %ld\n", rank, (long)getpid());
+    fflush(stdout);
+    if (strcmp(mode, "hang") == 0) {
+        /* a receive, not sleep(): the other ranks of the process run on */
+        int x;
+        MPI_Recv(&x, 1, MPI_INT, rank, 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "hello") != 0) {
+        int victim = argc > 2 ? atoi(argv[2]) : 0;
+        if (rank == victim)
+            die_in_rank(mode, rank);
+        /* the others wait for a message that never comes */
+        int x;
+        MPI_Recv(&x, 1, MPI_INT, victim, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("hello %d ranks\n", size);
+    MPI_Finalize();
+    return 0;
+}
