@@ -63,7 +63,8 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
  * that finding them in the environment is no reason for a warning. */
 static const char *const other_names[] = {
     "AMPI_LOCAL_RANK", "AMPI_LOCAL_SIZE",     /* set for the program by the library */
-    "AMPI_CC", "AMPI_CXX",                    /* ampicc, ampicxx */
+    "AMPI_LAUNCH_REPORT_FD",                  /* set for the processes by ampirun */
+    "AMPI_CC", "AMPI_CXX", "AMPI_WRAPPER_NAME", /* ampicc, ampicxx */
     "AMPI_CONFIGURE_FLAGS", "AMPI_MAKE_JOBS", /* setup.sh */
     "AMPI_DEMO_ARGS",                         /* setup.sh */
     "AMPI_PREFIX", "AMPI_BUILD",              /* test.sh and the test runners */
