@@ -50,8 +50,9 @@ fail_with_log() {
 }
 
 # ---- 1. system packages ----------------------------------------------------
-# The lent GPU machine has no network and no libtool: a libtool .deb carried in
-# .whl/ (scripts/device-prep.sh puts it there) is unpacked instead.  libtool is
+# An offline GPU machine may lack libtool and have no network to install it:
+# a libtool .deb carried in .whl/ (scripts/device-prep.sh puts it there) is
+# unpacked instead.  libtool is
 # architecture-independent scripts and m4 files.
 if ! command -v libtoolize >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null 2>&1; then
     for deb in .whl/libtool_*_all.deb; do
@@ -101,7 +102,7 @@ say "[1/4] system packages: ok"
 
 # ---- 2. CUDA-aware UCX -----------------------------------------------------
 if [ ! -f "$ucx_root/libucx/lib/libucp.so" ]; then
-    # A wheel carried in .whl/ (the GPU machine has no network), else one
+    # A wheel carried in .whl/ (for a machine with no network), else one
     # downloaded earlier, else PyPI.
     shopt -s nullglob
     wheels=(.whl/libucx_cu13-*.whl .deps/whl/libucx_cu13-"$ucx_wheel_version"-*.whl)

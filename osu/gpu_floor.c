@@ -1,4 +1,4 @@
-/* gpu_floor: what the GPU machine itself costs, as a floor for the library's
+/* gpu_floor: what the machine's GPUs themselves cost, as a floor for the library's
  * device messages.  One process, two GPUs with peer access; for 8 B, 64 KiB
  * and 4 MiB it times (median of many round trips, one way = half):
  *   - a peer copy GPU0 -> GPU1 issued on the destination's stream ("pull",

@@ -4,8 +4,8 @@
 One PNG per benchmark and placement (e.g. osu_latency_D-D.png), one line per
 library: AMPI-UCX vs Open MPI, plus ucx_perftest where measured and NCCL on
 the device all-reduce (osu_allreduce_D-D.png, and its bus bandwidth in
-osu_allreduce_busbw_D-D.png). Run it wherever matplotlib is installed (not
-needed on the GPU machine): osu/plot.py DIR/results.csv [MORE.csv ...] [--out DIR]
+osu_allreduce_busbw_D-D.png). Run it wherever matplotlib is installed (the
+GPU machine need not have it): osu/plot.py DIR/results.csv [MORE.csv ...] [--out DIR]
 Several CSVs (e.g. one per scripts/device.sh action) are merged; a series
 measured twice keeps the rows of the last file that has it.
 """

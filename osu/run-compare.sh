@@ -19,7 +19,7 @@
 # `timeout` (and OSU_BUDGET_S for the whole script); a run that fails (Open
 # MPI 4.1 crashes on device all-reduce) is recorded and the runner goes on.
 # See osu/README.md; scripts/device.sh splits the suite into actions that
-# fit one call on the GPU machine.
+# fit a 10-minute command on a GPU machine.
 # Command lines are kept as strings (to log them verbatim) and split on
 # purpose when run; no path or argument here contains blanks.
 # shellcheck disable=SC2086
@@ -157,7 +157,7 @@ commands=$out/commands.txt
 failures=$out/failures.txt
 timings=$out/timings.csv
 echo "benchmark,placement,library,size,value,unit" >"$csv"
-# Seconds per run, so that the next plan for the GPU machine's short calls
+# Seconds per run, so that the next plan of short commands on a GPU machine
 # can be made from measurements.
 echo "run,seconds,exit_status" >"$timings"
 : >"$commands"
@@ -251,8 +251,8 @@ build_suite() { # lib compiler
 
 # NCCL's all-reduce as the reference for osu_allreduce D D: built with Open
 # MPI's mpicc (MPI only bootstraps it), when nccl.h and libnccl are found.
-# The GPU machines have libnccl.so.2 without the libnccl.so link, so the
-# library is linked by its path.
+# A machine with only NCCL's runtime package has libnccl.so.2 without the
+# libnccl.so link, so the library is linked by its path.
 nccl_bin=""
 nccl_skip=""
 find_nccl() { # prints "include-dir library-path", or nothing
@@ -746,8 +746,8 @@ write_tables() {
 
 write_tables
 
-# Plots where matplotlib is (not on the GPU machines: plot the CSV later
-# with osu/plot.py).
+# Plots where matplotlib is (elsewhere: plot the CSV later with
+# osu/plot.py).
 if "$OSU_PYTHON" -c 'import matplotlib' >/dev/null 2>&1; then
     if "$OSU_PYTHON" "$osu_dir/plot.py" "$csv" --out "$out/plots" >"$logs/plot.log" 2>&1; then
         log "plots in $out/plots"

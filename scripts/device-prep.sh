@@ -1,10 +1,10 @@
 #!/bin/bash
-# device-prep.sh -- run HERE (a machine with network) before using the lent GPU
-# machine: puts what that offline machine lacks into .whl/ (git-ignored), which
-# every device call names in `carry`:
+# device-prep.sh -- run on a machine with network before working on an
+# offline GPU machine: puts what that machine lacks into .whl/ (git-ignored),
+# which goes there with the working tree:
 #   - the CUDA-aware UCX wheel libucx-cu13 (its system UCX has no CUDA);
-#   - Debian's libtool .deb (its image has autoconf/automake but no libtool;
-#     setup.sh unpacks it there).
+#   - Debian's libtool .deb (for a machine with autoconf/automake but no
+#     libtool; setup.sh unpacks it there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .whl
@@ -16,4 +16,4 @@ if ! ls .whl/libtool_*_all.deb >/dev/null 2>&1; then
     (cd .whl && apt-get download libtool)
 fi
 ls -la .whl
-echo "device-prep: carry .whl; on the device run e.g. scripts/device.sh bench-p2p-dd bench-p2p-mixed (scripts/device.sh plan lists the actions)"
+echo "device-prep: carry .whl with the working tree; on the GPU machine run e.g. scripts/device.sh bench-p2p-dd bench-p2p-mixed (scripts/device.sh plan lists the actions)"

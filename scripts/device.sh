@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/device.sh -- build, test and benchmark AMPI-UCX on the lent GPU machine.
+# scripts/device.sh -- build, test and benchmark AMPI-UCX on an offline GPU machine.
 #
 # Usage: scripts/device.sh ACTION [ACTION...] [--] [RUNNER ARGS, e.g. --quick]
 #        scripts/device.sh plan          (prints this plan; runs nothing)
@@ -10,56 +10,57 @@
 # every action with its status, measured and expected seconds.  RUNNER ARGS go
 # to every runner (both understand --quick and --cpu).
 #
-# Time: one device command may run 10 minutes.  All actions of one call share
-# DEVICE_BUDGET_S (default 540 s, counted from the start of this script, set-up
-# included); each runner gets what is left as its own budget, starts no run
-# once that is spent and lists what it skipped, so a call ends before 10 min.
+# Time: where a command may run only so long (10 minutes, say), the actions
+# of one run share DEVICE_BUDGET_S (default 540 s, counted from the start of
+# this script, set-up included); each runner gets what is left as its own
+# budget, starts no run once that is spent and lists what it skipped, so the
+# run ends in time.
 #
-# Actions (seconds on the 2 x H200 machine, set-up not included: measured in
-# session 3 where known, else estimated; the
+# Actions (seconds on a 2 x H200 host, set-up not included: measured there on
+# 2026-11-22 where known, else estimated; the
 # model: ~3 s per MPI run for launch + CUDA + UCX set-up, plus iterations x
 # sizes x the latencies in BENCHMARKS.md; ~2.5 s per ucx_perftest size with a
 # GPU buffer, ~1 s host-only; 48 osu runs took 5 min there, ucx_perftest 92
 # sizes 3 min):
-#   bench-p2p-dd     ~130 s  issue 3: osu_latency/bw/bibw D-D, AMPI-UCX + Open MPI
+#   bench-p2p-dd     ~130 s  osu_latency/bw/bibw D-D, AMPI-UCX + Open MPI
 #                            (6 runs), bw/bibw up to 32 MiB (OSU_BW_MAX); ucx_perftest
 #                            -m cuda tag_lat 1 B-4 MiB and tag_bw 1 B-32 MiB, every size
-#   bench-p2p-mixed  ~270 s  issue 3: the same in D-H and H-D (12 runs, 32 MiB);
+#   bench-p2p-mixed  ~270 s  the same in D-H and H-D (12 runs, 32 MiB);
 #                            ucx_perftest -m cuda,host / host,cuda every other size
 #                            (OSU_PERFTEST_STEP=4) plus 32 MiB
-#   bench-p2p-host   ~110 s  issues 3, 4: all six point-to-point programs H-H (12 runs),
+#   bench-p2p-host   ~110 s  all six point-to-point programs H-H (12 runs),
 #                            ucx_perftest host, every size
-#   bench-p2p-more   ~115 s  issue 4: osu_latency_persistent, osu_multi_lat, osu_mbw_mr
+#   bench-p2p-more   ~115 s  osu_latency_persistent, osu_multi_lat, osu_mbw_mr
 #                            in D-D, D-H, H-D (18 runs)
-#   bench-coll        ~85 s  issue 6: six collectives H-H and D-D (osu_barrier H-H),
+#   bench-coll        ~85 s  six collectives H-H and D-D (osu_barrier H-H),
 #                            2 processes (22 runs) + nccl_allreduce beside
 #                            osu_allreduce D-D up to 128 MiB
-#   bench-coll-host   ~60 s  issue 6: the six collectives H-H only, 2 processes,
+#   bench-coll-host   ~60 s  the six collectives H-H only, 2 processes,
 #                            COLL_ROUNDS rounds (default 3) in $OUT/bench-coll-host-rN
-#   bench-halo        ~35 s  issue 3: osu/osu_halo_persistent.c when it exists (skipped
+#   bench-halo        ~35 s  osu/osu_halo_persistent.c when it exists (skipped
 #                            otherwise): H-H and D-D, AMPI-UCX -np 2 +vp 8,
 #                            Open MPI 8 processes (4 runs); OSU_HALO_NP/VP/ARGS
 #                            change that
-#   jacobi-small     ~200 s  issue 5: Jacobi3D 192^3 per GPU, 1 and 2 GPUs, H and D,
+#   jacobi-small     ~200 s  Jacobi3D 192^3 per GPU, 1 and 2 GPUs, H and D,
 #                            ODF 1/2/4/8, ampicc and mpicc builds (~20 s, nvcc; 32
 #                            runs of 100 iterations, ~4 s each: launch-bound) after
 #                            16 checked runs (48^3, -v)
-#   jacobi-large     ~180 s  issue 5: the same matrix at 1536^3 per GPU (32 runs, 30
+#   jacobi-large     ~180 s  the same matrix at 1536^3 per GPU (32 runs, 30
 #                            iterations after 5, ~20 ms each: ~58 GB per GPU per
 #                            iteration at ~3-4 TB/s; ~5.5 s per run with set-up);
 #                            +20 s for the build when not after jacobi-small
-#   gpu-test         ~210 s  issues 3, 5: test/gpu/run.sh (both routes, channels,
+#   gpu-test         ~210 s  test/gpu/run.sh (both routes, channels,
 #                            staging fallback, device collectives) and Jacobi3D's
 #                            -D/-H checks (DEVICE_GPU_TEST_JACOBI=0: without them)
-#   sweep-dd          ~45 s  issue 3: osu_latency + osu_bw D-D up to 32 MiB under each
+#   sweep-dd          ~45 s  osu_latency + osu_bw D-D up to 32 MiB under each
 #                            of SWEEP_VARIANTS (route settings, ';'-separated)
-#   sweep-hh          ~40 s  issue 2: osu_latency + osu_bw H-H up to 4 MiB, the same
+#   sweep-hh          ~40 s  osu_latency + osu_bw H-H up to 4 MiB, the same
 #                            way, under SWEEP_HH_VARIANTS (default: as built,
 #                            AMPI_SHM=0, ampirun --bind-to=none) and Open MPI
-#   host-test        ~200 s  issue 2: host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
+#   host-test        ~200 s  host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
 #                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
-#                            ampirun matrix, and ring/pt2pt_basic under the image's mpirun
-#   Scaling (issue 7; on nvidia-h200-x4/-x8, every GPU of the machine):
+#                            ampirun matrix, and ring/pt2pt_basic under Open MPI's mpirun
+#   Scaling (on 4 or 8 GPUs: every GPU of the machine):
 #   scale-p2p         ~70 s  osu_multi_lat + osu_mbw_mr D-D on 2, 4 (, 8) processes, one
 #                            GPU each, all pairs busy, ours and Open MPI (4 runs per count)
 #   scale-coll        ~50 s  osu_allreduce/bcast/allgather/alltoall D-D on every GPU, ours
@@ -69,28 +70,28 @@
 #                            checked runs (48^3, -v) on the most GPUs first
 #   scale-jacobi-large ~450 s weak scaling 1536^3 per GPU and strong scaling of a
 #                            1536^3 grid on 1, 2, 4 (, 8) GPUs, the same matrix (80 runs
-#                            on x4: give it a call of its own)
+#                            on x4: give it a run of its own)
 #   build, test, bench, jacobi, all   as before: set-up only; ./test.sh; the whole
 #                            run-compare.sh (~8-10 min: split it into the actions above);
 #                            run-experiments.sh (both block sizes, ~6 min); build+test+bench
 #
-# Plan for one 30-minute session (measured in sessions 3 and 4: a call costs
-# ~30 s beyond its command, set-up ~30 s; run each with timeout_s 600 and
-# name .whl in carry).  On nvidia-h200-x2:
-#   call 1: scripts/device.sh gpu-test bench-p2p-dd sweep-dd               ~30+375 s
-#   call 2: scripts/device.sh bench-coll bench-halo bench-p2p-more bench-p2p-mixed
+# A plan in runs of under 10 minutes, each from a fresh copy of the working
+# tree with .whl (set-up ~30 s; measured on 2026-11-22).  On a 2 x H200 host:
+#   run 1: scripts/device.sh gpu-test bench-p2p-dd sweep-dd                ~30+375 s
+#   run 2: scripts/device.sh bench-coll bench-halo bench-p2p-more bench-p2p-mixed
 #                                                                           ~30+500 s
-#   call 3: scripts/device.sh jacobi-small jacobi-large bench-p2p-host      ~30+365 s
-# On nvidia-h200-x4 (session 4: 393, 400, 531, 207 s per call):
-#   call 1: scripts/device.sh scale-p2p scale-coll sweep-hh scale-jacobi-small
-#   call 2: scripts/device.sh scale-jacobi-large
-#   call 3: DEVICE_GPU_TEST_JACOBI=0 scripts/device.sh gpu-test sweep-hh bench-coll host-test
-#   (gpu-test took 163-168 s there with its 4-GPU cases, host-test 196 s)
-# (the budget cuts the last action of a call short, and says so, if the
-# estimates are low.)  A second device.sh in the same call needs its own OUT
-# (e.g. OUT=$OUT/h): each run archives its OUT.
-# Results come back as $OUT/results.tgz (the tool returns only a few files).
-# Back here: osu/plot.py $OUT/bench-*/results.csv --out DIR and
+#   run 3: scripts/device.sh jacobi-small jacobi-large bench-p2p-host       ~30+365 s
+# On a 4 x H200 host (393, 400, 531, 207 s per run):
+#   run 1: scripts/device.sh scale-p2p scale-coll sweep-hh scale-jacobi-small
+#   run 2: scripts/device.sh scale-jacobi-large
+#   run 3: DEVICE_GPU_TEST_JACOBI=0 scripts/device.sh gpu-test sweep-hh bench-coll host-test
+#   (gpu-test takes 163-168 s there with its 4-GPU cases, host-test 196 s)
+# (the budget cuts the last action of a run short, and says so, if the
+# estimates are low.)  A second device.sh in the same command needs its own
+# OUT (e.g. OUT=$OUT/h): each run archives its OUT.
+# $OUT/results.tgz holds all results, for machines that hand back only a few
+# files.
+# Where matplotlib is: osu/plot.py $OUT/bench-*/results.csv --out DIR and
 # apps/jacobi3d/plot.py $OUT/jacobi-*/jacobi.csv --out DIR (matplotlib: see
 # osu/README.md).  timings.csv and summary.md give the measured seconds for
 # the next plan.
@@ -103,7 +104,7 @@
 #   each action's runner command, run nothing), plus the runners' own
 #   OSU_* / JACOBI_* settings (osu/README.md, apps/jacobi3d/run-experiments.sh).
 #   With --cpu every osu action runs its benchmarks in H-H only (a smoke
-#   test here): DEVICE_NO_SETUP=1 DEVICE_WORK=/tmp/d scripts/device.sh bench-coll -- --cpu --quick
+#   test on a CPU-only machine): DEVICE_NO_SETUP=1 DEVICE_WORK=/tmp/d scripts/device.sh bench-coll -- --cpu --quick
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -139,8 +140,9 @@ work=${DEVICE_WORK:-$PWD/.build/device}
 prefix=${AMPI_PREFIX:-$PWD/.prefix}
 dry=${DEVICE_DRY_RUN:-0}
 no_setup=${DEVICE_NO_SETUP:-0}
-# NVLink SHARP (multicast) must stay off on the lent machines; Open MPI refuses
-# to run as root without these.
+# NVLink SHARP (multicast) stays off: on a host whose GPUs others share, a
+# program that uses it can put them out of service.  Open MPI refuses to run
+# as root without the other two.
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=${OUT:-}
 [ -n "$out" ] && mkdir -p "$out"
@@ -223,7 +225,7 @@ osu_action() {
 }
 
 # jacobi_action NAME RUNNER-ARGS...: apps/jacobi3d/run-experiments.sh; both
-# jacobi actions of one call share the two builds.
+# jacobi actions of one run share the two builds.
 jacobi_action() {
     local name=$1 dir=$work/$1 status
     shift
@@ -267,7 +269,7 @@ gpu_test_action() {
 # "default" = as built; VAR=VALUE words set the environment, words starting
 # with -- go to ampirun, written --option=value; "ompi" = the same source
 # built with mpicc and run by Open MPI's mpirun over the CUDA-aware UCX), so
-# that one call compares them side by side.  SWEEP_ROUNDS=N (default 1)
+# that one run compares them side by side.  SWEEP_ROUNDS=N (default 1)
 # runs the whole list N times, variants interleaved, so that a slow spell of
 # the machine hits every variant alike (compare medians over the rounds),
 # after one discarded warm-up run (SWEEP_WARMUP=0: none).
@@ -296,7 +298,8 @@ sweep_action() {
     [ "$placement" = D-D ] && dev_args=(-d cuda)
     echo "variant,benchmark,size,value,round" >"$res/sweep.csv"
     # one untimed run first (SWEEP_WARMUP=0: none): the first run on a fresh
-    # machine was up to 2x slower at every size in one call (BENCHMARKS.md)
+    # machine can be up to 2x slower at every size (BENCHMARKS.md,
+    # 2026-11-22, 2 x H200, 343bb73, change 1a5d58d)
     if [ "${SWEEP_WARMUP:-1}" != 0 ]; then
         echo "== $name: warm-up (discarded)"
         timeout 90 "$prefix/bin/ampirun" --timeout 80 -np 2 "$dir/osu_bw" "${dev_args[@]}" -m "1:$max" \
@@ -422,7 +425,7 @@ run_action() {
     bench-halo)
         osu_action "$1" OSU_BENCHMARKS=osu_halo_persistent "OSU_PLACEMENTS=H-H D-D" OSU_HALO_NP=2 \
             OSU_HALO_VP=8 OSU_RUN_TIMEOUT=120 ;;
-    # --cpu: tiny blocks, every run checked (-cpu -v): a smoke test here.
+    # --cpu: tiny blocks, every run checked (-cpu -v): a smoke test without GPUs.
     jacobi-small) jacobi_action "$1" --blocks "$([ "$cpu" = 1 ] && echo 16 || echo 192)" ;;
     jacobi-large) jacobi_action "$1" --blocks "$([ "$cpu" = 1 ] && echo 24 || echo 1536)" --no-check ;;
     esac
@@ -466,7 +469,7 @@ summary+=$'\n\n'"Total ${SECONDS}s of DEVICE_BUDGET_S=$budget (set-up included);
 echo "$summary"
 if [ -n "$out" ]; then
     echo "$summary" >"$out/summary.md"
-    # The device tool brings back only a handful of files: everything else
+    # For machines that hand back only a handful of files, everything else
     # travels in one archive (console.log is the caller's redirect).
     # (GNU tar exits 1 when a file changed while read -- the caller's
     # console.log grows in this folder -- and the archive is still whole.)

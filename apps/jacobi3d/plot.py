@@ -13,13 +13,13 @@ Charts, chosen with --charts (a comma-separated list; default "odf"):
   strong  strong scaling (jacobi_strong_<block>.png): speedup t(1)/t(G) of a
           fixed BLOCK^3 grid against the unit count G, with the ideal line;
           "strong" rows, whose 1-unit point is the "perf" row of that block.
-Several CSVs (e.g. the small and the large run of two device calls) are merged.
+Several CSVs (e.g. the small and the large run, made one after the other) are merged.
 
     apps/jacobi3d/plot.py DIR/jacobi.csv [MORE.csv ...] [--out DIR]
                           [--charts odf,weak,strong] [--odf 1,8]
 
-Without matplotlib it says so and exits 0 (the GPU machine has none: plot the
-CSV here, e.g. python3 -m venv /tmp/plotenv && /tmp/plotenv/bin/pip install
+Without matplotlib it says so and exits 0 (an offline GPU machine may have
+none: plot the CSV elsewhere, e.g. python3 -m venv /tmp/plotenv && /tmp/plotenv/bin/pip install
 matplotlib).
 """
 import argparse

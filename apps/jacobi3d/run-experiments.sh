@@ -27,7 +27,7 @@
 #   JACOBI_MODES (default "H D"), JACOBI_ITERS/JACOBI_WARMUP (100/10),
 #   JACOBI_LARGE_ITERS/JACOBI_LARGE_WARMUP (blocks >= 1024: 30/5),
 #   JACOBI_BUILD_ROOT (where build-ampi/ and build-ompi/ go, default DIR:
-#   share it between calls to build once), JACOBI_COMMIT (reported where the
+#   share it between runs to build once), JACOBI_COMMIT (reported where the
 #   tree is no git checkout).
 # Writes DIR/jacobi.csv and DIR/jacobi.md (plot them with plot.py); run logs
 # are in DIR/logs/.

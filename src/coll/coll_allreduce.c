@@ -18,15 +18,15 @@
 #include <stdlib.h>
 
 /* Ranks of one process (coll_local_reduce) from this size on: with 4 ranks
- * on one PE it took 2.2 against 2.6 us at 256 bytes, 22 against 119 us at
- * 64 KiB; below, the two paths are within noise. */
+ * on one PE it takes 2.2 against 2.6 us at 256 bytes, 22 against 119 us at
+ * 64 KiB; below, the two paths are within noise (2-core machine, e549d47). */
 #define LOCAL_MIN_BYTES 256
 
 /* From this many bytes a predefined op uses reduce-scatter + allgather.
  * With two ranks halving moves as many bytes as doubling and saves only
  * half of the reduction, for a second round trip: on two processes of one
- * node doubling was 1.3-1.9x faster from 16 to 256 KiB and slower from
- * 512 KiB on.  With more ranks halving also moves fewer bytes. */
+ * node doubling is 1.3-1.9x faster from 16 to 256 KiB and slower from
+ * 512 KiB on (2-core machine, e549d47).  With more ranks halving also moves fewer bytes. */
 #define HALVING_MIN_BYTES 16384
 #define HALVING_MIN_BYTES_PAIR (512 * 1024)
 

@@ -7,18 +7,21 @@
 #include "pt2pt/p2p.h"
 
 /* A device message costs ~8 us whatever its size up to ~1 MiB (one CUDA
- * IPC copy and its event, BENCHMARKS.md), and receivers pull from the
- * root's memory at once over NVLink (at every size: coll_recv_pull): one step from the root to every rank
- * beats the binomial tree's log2(n) steps and NCCL's ~18 us floor
- * (osu_bcast D D on 4 H200s: 17.7-23.5 us through NCCL at 1 B-512 KiB,
- * Open MPI 10.7-15.7).  Above these sizes NCCL's pipelined ring wins. */
+ * IPC copy and its event; BENCHMARKS.md, 2026-11-22, 2 x H200, 5d35261),
+ * and receivers pull from the root's memory at once over NVLink (at every
+ * size: coll_recv_pull): one step from the root to every rank beats the
+ * binomial tree's log2(n) steps and NCCL's ~18 us floor (osu_bcast D D on
+ * 4 H200s: 17.7-23.5 us through NCCL at 1 B-512 KiB, Open MPI 10.7-15.7;
+ * BENCHMARKS.md, 2026-11-22, 4 x H200, e2ef9d5).  Above these sizes NCCL's
+ * pipelined ring wins. */
 #define BCAST_FLAT_MAX_RANKS 8
 #define BCAST_FLAT_MAX_BYTES ((size_t)1 << 20)
 
 static int bcast_flat(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
 {
-    if (c->rank != root) /* pulled: from 512 KiB the root's pushes ran one after another (24.9 us at
-                          * 512 KiB on 8 H200s, Open MPI 17.5) */
+    if (c->rank != root) /* pulled: from 512 KiB the root's pushes run one after another (24.9 us at
+                          * 512 KiB on 8 H200s, Open MPI 17.5; BENCHMARKS.md, 2026-11-22,
+                          * 8 x H200, a3d6075) */
         return coll_recv_pull(r, c, buf, bytes, root, tag);
     p2p_req_t *reqs[BCAST_FLAT_MAX_RANKS];
     int nreq = 0;

@@ -17,15 +17,16 @@
  * about that size, so that a rank in the middle of the tree forwards the
  * first segments while the later ones still arrive.  Every segment costs a
  * rendezvous of its own, which outweighs the cache warmth of small
- * segments: on two processes of one node 128 KiB segments ran 256 KiB-1 MiB
+ * segments: on two processes of one node 128 KiB segments run 256 KiB-1 MiB
  * reductions 1.5-2x faster than 32 KiB ones, and one unsegmented message
- * faster still (27 against 36 us at 256 KiB), so two ranks -- a tree
- * without a middle -- send whole messages. */
+ * faster still (27 against 36 us at 256 KiB; 2-core machine, e549d47), so
+ * two ranks -- a tree without a middle -- send whole messages. */
 #define SEG_BYTES (128 * 1024)
 
 /* Ranks of one process reduce through coll_local_reduce from this size on;
  * below, its release messages cost more than the tree's copies (4 ranks on
- * one PE: 2.2 against 1.2 us at 4 bytes, 2.6 against 2.9 us at 4 KiB). */
+ * one PE: 2.2 against 1.2 us at 4 bytes, 2.6 against 2.9 us at 4 KiB;
+ * 2-core machine, e549d47). */
 #define LOCAL_MIN_BYTES 4096
 
 typedef struct segs {

@@ -5,8 +5,8 @@
  *
  * Completion is polled with cuEventQuery.  A pinned host flag written by
  * the stream (cuStreamWriteValue32) polls faster, but its extra stream
- * operation per copy cost osu_bw D D 20-35% on an H200 machine
- * (BENCHMARKS.md), so completion uses events only. */
+ * operation per copy costs osu_bw D D 20-35% (BENCHMARKS.md, 2026-11-22,
+ * 2 x H200, route sweep at 9395b5b), so completion uses events only. */
 #include "gpu/gpu_internal.h"
 
 #include <pthread.h>

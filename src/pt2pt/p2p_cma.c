@@ -23,10 +23,11 @@
  * settlements: its own write (on the PUT) and the receiver's ACK, which may
  * arrive in either order; a receiver that does not split (a truncated, a
  * device or a pull receive, or one whose sender still has sends of ours to
- * read) sends two ACKs.  One core's copy bounded osu_bw at 1 MiB
- * (15.7 GB/s, Open MPI 18.3 on the lent machine); on the 2-core development
- * machine splitting from 64 KiB doubled osu_bw from 128 KiB on (1 MiB: 23-29
- * vs 8-12 GB/s) and halved the 1 MiB latency.
+ * read) sends two ACKs.  One core's copy bounds osu_bw at 1 MiB (15.7
+ * GB/s against Open MPI's 18.3: BENCHMARKS.md, 2026-11-22, 4 x H200,
+ * b4273b4); splitting from 64 KiB doubles osu_bw from 128 KiB on a 2-core
+ * machine (1 MiB: 23-29 vs 8-12 GB/s) and halves the 1 MiB latency (same
+ * entry, 7b57ff4).
  *
  * Reading another process's memory needs ptrace permission over it.  Each
  * process checks at start-up that it can (same user; Yama's ptrace_scope 0,
@@ -256,11 +257,12 @@ void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n)
      * receive marked pull: the collectives mark those whose data this core
      * reduces at once, or that arrive while this core sends (an exchange):
      * a half written by the sender's core sits in its cache, and reading it
-     * from there cost more than the split saved (osu_reduce, 2 processes:
-     * 11-15 us at 64 KiB split, 8-10 us read by the receiver alone); in an
-     * exchange both cores copy anyway.  Nor while the sender's process has
-     * our own sends to read (osu_bibw): its core is busy with those, and
-     * asking it to write as well cost 16-33% of the 64-512 KiB rate. */
+     * from there costs more than the split saves (osu_reduce, 2 processes
+     * on a 2-core machine: 11-15 us at 64 KiB split, 8-10 us read by the
+     * receiver alone, b36f864); in an exchange both cores copy anyway.  Nor
+     * while the sender's process has our own sends to read (osu_bibw): its
+     * core is busy with those, and asking it to write as well costs 16-33%
+     * of the 64-512 KiB rate (41166cf). */
     bool halves = split && n == msg->size && !q->pull && unsettled[p2p_proc_of(src_world)] == 0;
     size_t mine = halves ? n / 2 : n;
     if (halves)

@@ -13,12 +13,13 @@
  *                                            and copy from it
  *   send completes                        <- ACK; receive completes
  *
- * Copies are asynchronous, polled by the PE's progress.  On the 2 x H200
- * machine a lone copy written to the peer is faster than one read from it
- * (osu/gpu_floor.c), but in a ping-pong pulling wins up to 256 KiB (8.2-8.5
- * us vs 9.4 us at 8 B, 8.6 vs 9.1 us at 64 KiB: the CTS and FIN are gone
- * from the critical path) and pushing gives more bandwidth from 512 KiB
- * (BENCHMARKS.md, session 3 sweep): hence the 512 KiB default crossover.  A truncated receive
+ * Copies are asynchronous, polled by the PE's progress.  A lone copy written
+ * to the peer is faster than one read from it (osu/gpu_floor.c), but in a
+ * ping-pong pulling wins up to 256 KiB, because the CTS and FIN leave the
+ * critical path (8.3-8.6 vs 9.3 us at 8 B, 8.6 vs 9.1 us at 64 KiB), and
+ * pushing gives more bandwidth from 512 KiB: hence the 512 KiB default
+ * crossover (BENCHMARKS.md, 2026-11-22, 2 x H200, route sweep at 9395b5b).
+ * A truncated receive
  * copies only what fits; an Ssend needs nothing more, since CTS and ACK both
  * say the message was matched. */
 #include "pt2pt/p2p.h"

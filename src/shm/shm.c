@@ -154,9 +154,9 @@ static void *map_peer(int p)
 /* Map the pages of a peer's ring that we write into our page table now:
  * else the first lap of the ring takes a page fault every 16 cells (a
  * 1 MiB ring: 256 faults while the job's first few thousand messages go;
- * the first size of osu_bcast, osu_allgather and osu_alltoall ran 0.1 us
- * slower than the second on the GPU machine, and on this one only in runs
- * too short to hide the faults). */
+ * without this the first size of osu_bcast, osu_allgather and osu_alltoall
+ * runs ~0.1 us slower than the second; BENCHMARKS.md, 2026-11-22, 2 x H200,
+ * 343bb73, change 828ccdd). */
 static void populate(void *ring, size_t bytes)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -177,9 +177,10 @@ void shm_attach(void)
     /* AMPI_SHM_MEDIUM=0: no medium entries (8-32 KiB payloads then always
      * take the CMA route) */
     bool medium = core_setting_bool(CORE_SET_SHM_MEDIUM);
-    /* cells ahead a streaming sender asks for (shm_ring_ask_ahead; 0: off).
-     * osu_bw 1-64 B on the GPU machine, 7 paired rounds: 8 ahead 1.38-2.49x
-     * Open MPI's rate, 4 ahead 1.08-1.78x, none 1.05-2.05x */
+    /* cells ahead a streaming sender asks for (shm_ring_ask_ahead; 0: off):
+     * 8 by default, the best of those measured (osu_bw 1-64 B, 7 paired
+     * rounds: 8 ahead 1.38-2.49x Open MPI's rate, 4 ahead 1.08-1.78x, none
+     * 1.05-2.05x; BENCHMARKS.md, 2026-11-26, 2 x H100, 98f6c62) */
     long long pw = 0;
     core_setting_int(CORE_SET_SHM_PREFETCHW, &pw); /* 0..16 */
     uint32_t ahead = (uint32_t)pw;

@@ -56,14 +56,16 @@
  * every control message; an entry of SHM_ENTRY_CELLS takes a full envelope
  * with the eager limit's 8 KiB of data (from 248 B on, UCX's active
  * messages cost more than the two copies of a ring entry, and an 8 KiB
- * eager envelope does not fit UCX's own shared-memory segments: it took
- * UCX's multi-fragment path, 1.4x Open MPI's 8 KiB Allreduce).  Larger
+ * eager envelope does not fit UCX's own shared-memory segments: it takes
+ * UCX's multi-fragment path, 1.4x Open MPI's 8 KiB Allreduce; BENCHMARKS.md,
+ * 2026-11-22, 4 x H200, b4273b4).  Larger
  * envelopes take UCX.
  * Rings of up to SHM_MAX_CELLS: 1 MiB a ring, so that osu_bw's window of
  * 64 envelopes of 8 KiB (33 cells each, 2112) never finds it full: a full
  * ring sends the rest through UCX, whose envelopes then wait for the ring's
  * in the stash (with rings too small for the window one of two 2 KiB osu_bw
- * runs fell from 3.4 to 1.0 GB/s, BENCHMARKS.md).  Every process holds one
+ * runs falls from 3.4 to 1.0 GB/s; BENCHMARKS.md, 2026-11-22, 4 x H200,
+ * b4273b4).  Every process holds one
  * ring per peer, so a node holds nprocs^2 rings: at most SHM_NODE_BUDGET
  * bytes of them, with no ring below SHM_MIN_CELLS (a pad plus the largest
  * entry must fit an empty ring); a job too large for that takes UCX. */
@@ -161,9 +163,10 @@ static inline void shm_prefetch_write(const void *p)
  * with a quarter of the ring left over).  Writes nothing into the entry's
  * cells: every store into them comes between reserve and publish, in one
  * burst.  The receiver spins on the first cell's line; a len stored here,
- * ahead of the rest, took the line from it early, it read the line back
- * meanwhile, and the remaining stores had to take it again: 1-64 B
- * osu_latency 0.19-0.22 -> 0.24-0.28 us on the development machine. */
+ * ahead of the rest, would take the line from it early, it would read the
+ * line back meanwhile, and the remaining stores would have to take it
+ * again: 1-64 B osu_latency 0.24-0.28 instead of 0.19-0.22 us on a 2-core
+ * machine (BENCHMARKS.md, 2026-11-26, 2 x H100, d90652c). */
 static inline shm_cell_t *shm_ring_reserve(shm_tx_t *t, size_t len)
 {
     size_t max = t->entry_max ? t->entry_max : SHM_ENTRY_MAX;
@@ -204,11 +207,12 @@ static inline void shm_ring_publish(shm_tx_t *t, shm_cell_t *c, size_t len)
 /* Streaming: ask for the cell t->ahead - 1 past head, which the receiver
  * left a lap ago, so that its line is ours by the time we write it: the
  * lines' ownership then moves while we fill the cells before them instead
- * of each envelope's stores waiting for theirs (osu_bw 1-16 B on the GPU
- * machine: 1.38-1.48x Open MPI's rate with 8 cells ahead, 1.05-1.14x
- * without).  Not in a ping-pong (shm.h: only for an envelope sent right
- * after another): there the receiver's own prefetcher reads those lines
- * too, and taking them in turn cost 0.07-0.09 us of 32-64 B latency. */
+ * of each envelope's stores waiting for theirs (osu_bw 1-16 B: 1.38-1.48x
+ * Open MPI's rate with 8 cells ahead, 1.05-1.14x without; BENCHMARKS.md,
+ * 2026-11-26, 2 x H100, 98f6c62).  Not in a ping-pong (shm.h: only for an
+ * envelope sent right after another): there the receiver's own prefetcher
+ * reads those lines too, and taking them in turn costs 0.07-0.09 us of
+ * 32-64 B latency (same entry, a5b6db0). */
 static inline void shm_ring_ask_ahead(const shm_tx_t *t)
 {
     if (t->ahead)

@@ -169,7 +169,7 @@ for prog in $built; do
     done
 done
 
-# Four GPUs or more (nvidia-h200-x4/-x8): one process per GPU, NCCL and the
+# Four GPUs or more: one process per GPU, NCCL and the
 # flat device Bcast between four processes (4x4), two ranks each (4x8).
 ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 for prog in gpu_pt2pt gpu_coll; do
