@@ -23,6 +23,7 @@
 #include "comm/comm_internal.h"
 #include "coll/coll.h"
 #include "coll/coll_op.h"
+#include "ucx/ucx_pmix.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -156,11 +157,9 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 /* The node a world rank runs on.  ampirun starts every process on the
  * local node (single-node launcher), so all ranks share one; a multi-node
  * launcher would answer from PMIx (PMIX_NODEID of the rank's process). */
-static int node_of(int world)
-{
-    (void)world;
-    return 0;
-}
+/* MPI_COMM_TYPE_SHARED: the calling rank's node, named by its lowest
+ * process number (every rank of a process shares its node) */
+static int node_of_caller(void) { return ucx_pmix_node_leader(); }
 
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
@@ -170,7 +169,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     COMM_GET(c, s, comm, "MPI_Comm_split_type");
     if (!newcomm || (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED))
         return env_error(c, MPI_ERR_ARG, "MPI_Comm_split_type");
-    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_of(r->world);
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_of_caller();
     comm_t *nc;
     int err = comm_split_internal(r, c, color, key, &nc);
     if (err)

@@ -87,35 +87,37 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     /* the device context must be current before UCX looks for CUDA */
     if (gpu_init(job.local_rank, job.local_size) != 0)
         ucx_pmix_abort(1, "GPU initialisation failed (see the message above)");
-    /* CUDA IPC needs every process on this node (ampirun's case); across
-     * nodes device payloads take the UCX route */
-    p2p_proc.gpu_ipc = gpu_enabled() && job.local_size == job.nprocs && core_setting_bool(CORE_SET_GPU_IPC);
+    /* CUDA IPC between processes of one node (the route checks the peer's
+     * node); across nodes device payloads take the UCX route */
+    p2p_proc.gpu_ipc = gpu_enabled() && job.local_size > 1 && core_setting_bool(CORE_SET_GPU_IPC);
     p2p_proc.gpu_ipc_push = core_setting_bool(CORE_SET_GPU_IPC_PUSH);
     p2p_proc.gpu_ipc_push_min = core_setting_size(CORE_SET_GPU_IPC_PUSH_MIN);
     if (job.nprocs > 1) {
         ucx_handlers_t h = { .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
-        ucx_init(job.proc, job.nprocs, &h);
+        ucx_init(job.proc, job.nprocs, job.local_size == job.nprocs, &h);
         p2p_proc.ucx_cuda = ucx_supports_cuda();
         if (gpu_enabled() && !p2p_proc.ucx_cuda)
             util_debug("UCX has no CUDA support: device payloads are staged through host memory");
-        /* every process on this node: envelopes may take shared-memory rings
-         * (shm.h).  The fences depend on job-wide facts only, so that a
-         * process with AMPI_SHM=0 still takes part in both. */
-        bool one_node = job.local_size == job.nprocs;
-        if (one_node) {
+        /* envelopes to processes of this node may take shared-memory rings
+         * (shm.h), payloads CMA.  The fences depend on job-wide facts only,
+         * so that a process with AMPI_SHM=0, or alone on its node, still
+         * takes part in both. */
+        bool node_peers = job.local_size > 1;
+        if (node_peers) {
             shm_create(job.proc, job.nprocs, core_setting_bool(CORE_SET_SHM));
             p2p_cma_publish();
         }
         if (ucx_pmix_fence(true) != 0)
             ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
-        if (one_node) {
+        if (node_peers) {
             shm_attach();
             p2p_cma_attach();
-            /* every peer has mapped our segment: its name can go */
-            if (ucx_pmix_fence(false) != 0)
-                ucx_pmix_abort(1, "PMIx fence after mapping the shared-memory segments failed");
-            shm_unlink_own();
         }
+        /* every peer has mapped our segment: its name can go */
+        if (ucx_pmix_fence(false) != 0)
+            ucx_pmix_abort(1, "PMIx fence after mapping the shared-memory segments failed");
+        if (node_peers)
+            shm_unlink_own();
     }
 
     env_crash_install(job.proc);

@@ -125,7 +125,7 @@ void p2p_cma_attach(void)
     for (int p = 0; p < p2p_proc.nprocs; p++) {
         void *data = NULL;
         size_t len = 0;
-        if (p != p2p_proc.proc && ucx_pmix_get(p, CMA_KEY, &data, &len) == 0 && len == 1 && *(char *)data == 1) {
+        if (p != p2p_proc.proc && ucx_pmix_is_local(p) && ucx_pmix_get(p, CMA_KEY, &data, &len) == 0 && len == 1 && *(char *)data == 1) {
             peer_ok[p] = true;
             reached++;
         }

@@ -24,6 +24,7 @@
  * say the message was matched. */
 #include "pt2pt/p2p.h"
 #include "gpu/gpu_ipc.h"
+#include "ucx/ucx_pmix.h"
 #include "util/util_log.h"
 
 #include <stddef.h>
@@ -36,7 +37,8 @@ _Static_assert(P2P_IPC_DESC_SIZE <= P2P_INLINE_MAX, "the descriptor travels in t
 bool p2p_ipc_send(p2p_req_t *q, int proc)
 {
     gpu_ipc_desc_t *d = (gpu_ipc_desc_t *)q->inl;
-    if (!gpu_ipc_export(q->buf, q->bytes, d))
+    /* a handle means nothing on another node: the UCX route takes it */
+    if (!ucx_pmix_is_local(proc) || !gpu_ipc_export(q->buf, q->bytes, d))
         return false;
     p2p_send_desc_envelope(q, proc, P2P_WIRE_IPC, sizeof *d, 0);
     return true;

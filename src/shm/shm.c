@@ -22,7 +22,7 @@
 
 typedef struct shm_seg_hdr {
     uint64_t magic;
-    uint32_t nprocs, cells, cell_size, owner;
+    uint32_t nlocal, cells, cell_size, owner; /* nlocal: rings, one per process of the node */
     _Alignas(SHM_LINE) _Atomic uint32_t notify; /* its own line: senders write it */
 } shm_seg_hdr_t;
 
@@ -31,6 +31,8 @@ unsigned shm_sent_since_taken;
 
 static struct {
     int proc, nprocs;
+    int nlocal;         /* processes on this node, this one included */
+    int *local_index;   /* by process: its ring's place in a segment (-1: other node) */
     char name[256];     /* our segment's name while it is linked, else "" */
     shm_seg_hdr_t *own; /* our segment (NULL: none) */
     void **peer_seg;    /* by process: its segment as mapped here */
@@ -43,14 +45,16 @@ static struct {
     bool polling;
 } S;
 
-static size_t seg_size(int nprocs, uint32_t cells)
+static size_t seg_size(int nlocal, uint32_t cells)
 {
-    return sizeof(shm_seg_hdr_t) + (size_t)nprocs * shm_ring_bytes(cells);
+    return sizeof(shm_seg_hdr_t) + (size_t)nlocal * shm_ring_bytes(cells);
 }
 
+/* The ring that process from fills in a segment of its node. */
 static shm_ring_t *ring_in(void *seg, int from)
 {
-    return (shm_ring_t *)((char *)seg + sizeof(shm_seg_hdr_t) + (size_t)from * shm_ring_bytes(S.cells));
+    return (shm_ring_t *)((char *)seg + sizeof(shm_seg_hdr_t) +
+                          (size_t)S.local_index[from] * shm_ring_bytes(S.cells));
 }
 
 /* "/ampi-<namespace>-<rank>-<pid>" with anything but [A-Za-z0-9._-] made '_'
@@ -97,7 +101,7 @@ static int make_segment(void)
     memset(seg, 0, S.seg_size);
     S.own = seg;
     S.own->magic = SHM_MAGIC;
-    S.own->nprocs = (uint32_t)S.nprocs;
+    S.own->nlocal = (uint32_t)S.nlocal;
     S.own->cells = S.cells;
     S.own->cell_size = SHM_CELL_SIZE;
     S.own->owner = (uint32_t)S.proc;
@@ -108,12 +112,20 @@ int shm_create(int proc, int nprocs, bool enabled)
 {
     S.proc = proc;
     S.nprocs = nprocs;
-    /* the same for every process of the job: peers check it (map_peer) */
-    S.cells = shm_ring_cells_for(nprocs);
-    S.seg_size = seg_size(nprocs, S.cells);
-    S.use_notify = nprocs - 1 > SHM_SCAN_MAX;
+    /* rings only for the processes of this node, as PMIx names them: a
+     * process of another node (its own /dev/shm) never gets one */
+    S.local_index = malloc(sizeof *S.local_index * (size_t)nprocs);
+    if (!S.local_index)
+        util_fatal("out of memory");
+    S.nlocal = 0;
+    for (int p = 0; p < nprocs; p++)
+        S.local_index[p] = ucx_pmix_is_local(p) ? S.nlocal++ : -1;
+    /* the same for every process of the node: peers check it (map_peer) */
+    S.cells = shm_ring_cells_for(S.nlocal);
+    S.seg_size = seg_size(S.nlocal, S.cells);
+    S.use_notify = S.nlocal - 1 > SHM_SCAN_MAX;
     if (enabled && !S.cells)
-        util_debug("%d processes on this node: rings would be too small; envelopes take UCX", nprocs);
+        util_debug("%d processes on this node: rings would be too small; envelopes take UCX", S.nlocal);
     int rc = enabled && S.cells ? make_segment() : -1;
     /* always published, empty when there is no segment: a peer's get must
      * not wait for a key that never comes */
@@ -140,7 +152,7 @@ static void *map_peer(int p)
                 seg = NULL;
         }
         const shm_seg_hdr_t *h = seg;
-        if (h && (h->magic != SHM_MAGIC || h->nprocs != (uint32_t)S.nprocs || h->cells != S.cells ||
+        if (h && (h->magic != SHM_MAGIC || h->nlocal != (uint32_t)S.nlocal || h->cells != S.cells ||
                   h->cell_size != SHM_CELL_SIZE || h->owner != (uint32_t)p)) {
             util_warn("shared segment %s of process %d has another layout; using UCX to it", name, p);
             munmap(seg, S.seg_size);
@@ -189,7 +201,7 @@ void shm_attach(void)
     if (!S.peer_seg || !shm_tx)
         util_fatal("out of memory");
     for (int p = 0; p < S.nprocs; p++) {
-        if (p == S.proc || !(S.peer_seg[p] = map_peer(p)))
+        if (p == S.proc || S.local_index[p] < 0 || !(S.peer_seg[p] = map_peer(p)))
             continue;
         shm_seg_hdr_t *h = S.peer_seg[p];
         shm_tx[p].ring = ring_in(h, S.proc);
@@ -205,14 +217,14 @@ void shm_attach(void)
         shm_tx = NULL;
     }
     if (S.own) {
-        S.rx = calloc((size_t)S.nprocs, sizeof *S.rx);
+        S.rx = calloc((size_t)S.nlocal, sizeof *S.rx);
         if (!S.rx)
             util_fatal("out of memory");
         for (int p = 0; p < S.nprocs; p++)
-            if (p != S.proc)
+            if (p != S.proc && S.local_index[p] >= 0)
                 S.rx[S.nrx++] = (shm_rx_t){ .ring = ring_in(S.own, p), .mask = S.cells - 1 };
     }
-    util_debug("shared memory: %d of %d peers reachable, own segment %s", reached, S.nprocs - 1,
+    util_debug("shared memory: %d of %d peers on this node reachable, own segment %s", reached, S.nlocal - 1,
                S.own ? "mapped" : "absent");
 }
 
@@ -233,6 +245,8 @@ void shm_fini(void)
         munmap(S.own, S.seg_size);
     free(S.peer_seg);
     free(S.rx);
+    free(S.local_index);
+    S.local_index = NULL;
     free(shm_tx);
     shm_tx = NULL;
     S.peer_seg = NULL;

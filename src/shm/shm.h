@@ -2,14 +2,15 @@
  * UCX (whose active-message send and receive cost ~500 instructions a hop).
  *
  * Each process creates one POSIX shared-memory segment for its inbound
- * traffic: a header and one ring (shm_ring.h) per sender process.  Every
+ * traffic: a header and one ring (shm_ring.h) per sender process of its node.  Every
  * process maps every peer's segment and is the only producer of its own
  * ring there (one PE, i.e. one OS thread, per process), and the only
  * consumer of the rings in its own segment.
  *
  *   segment of process p:  [header: layout, notify word][ring from 0][ring from 1]...
  *
- * Start-up (all processes on this node, see env_run.c):
+ * Start-up (every process of the job; rings only between the processes that
+ * PMIx names as this node's, see env_run.c):
  *   shm_create  -- before the PMIx fence: create, size, publish the name
  *   shm_attach  -- after it: map every peer's segment
  *   shm_unlink_own -- after a second fence: nothing stays in /dev/shm even

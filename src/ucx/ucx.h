@@ -45,8 +45,9 @@ typedef void *(*ucx_env_intake_fn)(const void *hdr, size_t hlen, const void *dat
                                    size_t *len);
 void ucx_set_env_intake(ucx_env_intake_fn fn); /* before ucx_init */
 
-/* Start UCX and publish our worker address (the caller fences afterwards). */
-int ucx_init(int proc, int nprocs, const ucx_handlers_t *h);
+/* Start UCX and publish our worker address (the caller fences afterwards).
+ * one_node: every process of the job is on this node (no network transport). */
+int ucx_init(int proc, int nprocs, bool one_node, const ucx_handlers_t *h);
 bool ucx_active(void);
 /* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
 bool ucx_supports_cuda(void);

@@ -6,11 +6,16 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 static pmix_proc_t my_proc;
 static bool pmix_up;
+/* one bit per process of the job: set for those on this node */
+static uint64_t *local_bits;
+static int local_leader;
+static char host_name[256];
 
 static long value_as_long(const pmix_value_t *v)
 {
@@ -42,6 +47,76 @@ static long get_number(pmix_rank_t rank, const char *key, long dflt)
     return r < 0 ? dflt : r;
 }
 
+static void mark_local(int proc, int nprocs)
+{
+    if (proc >= 0 && proc < nprocs)
+        local_bits[proc / 64] |= 1ull << (proc % 64);
+}
+
+/* The processes of this node from PMIX_LOCAL_PEERS ("0,1,5"); without it the
+ * job is taken as one node only when PMIx says every process is local, else
+ * as this process alone (no shared memory rather than a wrong guess). */
+static void find_local_peers(ucx_job_t *job)
+{
+    size_t words = ((size_t)job->nprocs + 63) / 64;
+    local_bits = calloc(words, sizeof *local_bits);
+    if (!local_bits)
+        util_fatal("out of memory for the node map of %d processes", job->nprocs);
+    pmix_proc_t wild;
+    pmix_value_t *v = NULL;
+    PMIX_LOAD_PROCID(&wild, my_proc.nspace, PMIX_RANK_WILDCARD);
+    int found = 0;
+    if (pmix_up && PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING &&
+        v->data.string) {
+        for (const char *s = v->data.string; *s;) {
+            char *end;
+            long p = strtol(s, &end, 10);
+            if (end == s)
+                break;
+            mark_local((int)p, job->nprocs);
+            found++;
+            s = *end == ',' ? end + 1 : end;
+        }
+    }
+    if (v)
+        PMIX_VALUE_RELEASE(v);
+    if (!found) {
+        if (job->local_size == job->nprocs)
+            for (int p = 0; p < job->nprocs; p++)
+                mark_local(p, job->nprocs);
+        else
+            util_warn("PMIx names no local peers: shared memory, CMA and CUDA IPC stay off");
+    }
+    mark_local(job->proc, job->nprocs);
+    local_leader = job->proc;
+    int count = 0;
+    for (int p = job->nprocs - 1; p >= 0; p--)
+        if (ucx_pmix_is_local(p)) {
+            local_leader = p;
+            count++;
+        }
+    job->node_leader = local_leader;
+    job->local_size = count;
+    job->nnodes = (int)get_number(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, count == job->nprocs ? 1 : 0);
+    pmix_proc_t self = my_proc;
+    v = NULL;
+    if (PMIx_Get(&self, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING && v->data.string)
+        snprintf(host_name, sizeof host_name, "%s", v->data.string);
+    if (v)
+        PMIX_VALUE_RELEASE(v);
+}
+
+bool ucx_pmix_is_local(int proc)
+{
+    if (!local_bits)
+        return !pmix_up || proc == (int)my_proc.rank;
+    return proc >= 0 && (local_bits[proc / 64] >> (proc % 64)) & 1;
+}
+
+int ucx_pmix_node_leader(void) { return local_leader; }
+
+const char *ucx_pmix_hostname(void) { return host_name; }
+
 int ucx_pmix_init(ucx_job_t *job)
 {
     memset(job, 0, sizeof *job);
@@ -49,14 +124,14 @@ int ucx_pmix_init(ucx_job_t *job)
      * singleton and don't pay for a connection attempt. */
     if (!getenv("PMIX_NAMESPACE") && !getenv("PMIX_SERVER_URI41") && !getenv("PMIX_SERVER_URI4") &&
         !getenv("PMIX_SERVER_URI3") && !getenv("PMIX_SERVER_URI21") && !getenv("PMIX_SERVER_URI2")) {
-        job->nprocs = job->local_size = 1;
+        job->nprocs = job->local_size = job->nnodes = 1;
         job->singleton = true;
         return 0;
     }
     pmix_status_t rc = PMIx_Init(&my_proc, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         util_warn("PMIx_Init failed (%s); running as a singleton", PMIx_Error_string(rc));
-        job->nprocs = job->local_size = 1;
+        job->nprocs = job->local_size = job->nnodes = 1;
         job->singleton = true;
         return 0;
     }
@@ -67,6 +142,7 @@ int ucx_pmix_init(ucx_job_t *job)
         util_fatal("PMIx gave no job size");
     job->local_rank = (int)get_number(my_proc.rank, PMIX_LOCAL_RANK, job->proc);
     job->local_size = (int)get_number(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, job->nprocs);
+    find_local_peers(job);
     return 0;
 }
 
@@ -154,4 +230,6 @@ void ucx_pmix_finalize(void)
     if (pmix_up)
         PMIx_Finalize(NULL, 0);
     pmix_up = false;
+    free(local_bits);
+    local_bits = NULL;
 }

@@ -10,10 +10,21 @@
 typedef struct ucx_job {
     int proc, nprocs;           /* PMIx rank and job size */
     int local_rank, local_size; /* on this node */
+    int node_leader;            /* the lowest process number on this node: names the node */
+    int nnodes;                 /* nodes of the job (PMIX_NUM_NODES; 1 when unknown and all are local) */
     bool singleton;             /* no PMIx server */
 } ucx_job_t;
 
 int ucx_pmix_init(ucx_job_t *job);       /* 0 on success */
+/* Whether process proc runs on this node, as the launcher's PMIx server
+ * says (PMIX_LOCAL_PEERS): shared memory, CMA and CUDA IPC are tried only
+ * between such processes.  A process is local to itself. */
+bool ucx_pmix_is_local(int proc);
+/* This node's name for the job: its lowest process number (the same in
+ * every process of the node, different on every other node). */
+int ucx_pmix_node_leader(void);
+/* This node's host name as the launcher knows it ("" when unknown). */
+const char *ucx_pmix_hostname(void);
 int ucx_pmix_put(const char *key, const void *data, size_t len);
 int ucx_pmix_fence(bool collect);        /* commit + fence across the job */
 /* A fence without data that calls progress() while it waits, so this

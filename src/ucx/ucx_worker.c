@@ -39,7 +39,7 @@ bool ucx_supports_cuda(void)
 
 const char *ucx_version(void) { return ucp_get_version_string(); }
 
-int ucx_init(int proc, int nprocs, const ucx_handlers_t *h)
+int ucx_init(int proc, int nprocs, bool one_node, const ucx_handlers_t *h)
 {
     if (nprocs > UCX_TAG_MAX_PES)
         util_fatal("%d processes exceed the %d PEs the tag layout can name", nprocs, UCX_TAG_MAX_PES);
@@ -51,6 +51,10 @@ int ucx_init(int proc, int nprocs, const ucx_handlers_t *h)
     ucs_status_t st = ucp_config_read(NULL, NULL, &config);
     if (st != UCS_OK)
         util_fatal("ucp_config_read: %s", ucs_status_string(st));
+    /* A job on one node needs no network: without TCP no process listens on
+     * an address that other machines reach.  The user's UCX_TLS wins. */
+    if (one_node && !getenv("UCX_TLS") && ucp_config_modify(config, "TLS", "^tcp") != UCS_OK)
+        util_debug("UCX refused TLS=^tcp; keeping its default transports");
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
         .features = UCP_FEATURE_TAG | UCP_FEATURE_AM, /* AM: envelopes; tags: rendezvous payloads */
@@ -87,6 +91,17 @@ int ucx_init(int proc, int nprocs, const ucx_handlers_t *h)
     return 0;
 }
 
+/* A connection to a process of another node failed: end the job, naming
+ * the process and what UCX saw (the launcher ends the other processes). */
+static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    (void)ep;
+    char msg[256];
+    snprintf(msg, sizeof msg, "process %d lost its connection to process %d of another node (%s): ending the job",
+             U.proc, (int)(intptr_t)arg, ucs_status_string(status));
+    ucx_pmix_abort(1, msg);
+}
+
 /* The first message to a process connects (out of line: ep_of is on every send's path). */
 static __attribute__((noinline, cold)) ucp_ep_h ep_connect(int proc)
 {
@@ -95,10 +110,18 @@ static __attribute__((noinline, cold)) ucp_ep_h ep_connect(int proc)
     size_t alen;
     if (ucx_pmix_get(proc, UCX_ADDR_KEY, &addr, &alen) != 0)
         util_fatal("no UCX address for process %d in PMIx", proc);
+    /* A process of another node can vanish with its node or its link: UCX
+     * then reports the endpoint as failed (keepalive) and the job ends with
+     * a message instead of waiting forever.  Within a node the launcher
+     * sees a process die, and the error mode stays NONE, which every
+     * transport (cuda_ipc, shared memory) supports at full speed. */
+    bool remote = !ucx_pmix_is_local(proc);
     ucp_ep_params_t ep_params = {
-        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      (remote ? UCP_EP_PARAM_FIELD_ERR_HANDLER : 0),
         .address = addr,
-        .err_mode = UCP_ERR_HANDLING_MODE_NONE,
+        .err_mode = remote ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE,
+        .err_handler = { .cb = ep_failed, .arg = (void *)(intptr_t)proc },
     };
     ucs_status_t st = ucp_ep_create(U.worker, &ep_params, &ep);
     free(addr);

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# test/multinode/run.sh - jobs that span two nodes of the namespace test bed
+# (nsbed.sh), started by Open MPI's mpirun with its remote shell replaced by
+# one that enters a node.  2 nodes x 2 processes x +vp 2 (8 ranks).
+#
+#   test/multinode/run.sh [case ...]
+#
+# Cases: listeners (a one-node job under ampirun, no bed: no process listens
+# on an address other machines reach); the point-to-point and collective programs of test/mpi and
+# node_layout.c (MPI_COMM_TYPE_SHARED per node, every pair's data); routes
+# (shared memory and CMA only between processes of one node, from the
+# library's own debug lines); fault cases: a node's processes killed
+# mid-job, a node's link cut mid-job (the job must end, naming the node or
+# within the time limit, never hang).
+#
+# Needs root (namespaces, veth, bridge) and Open MPI's mpirun; otherwise every
+# case is skipped with the reason.  Environment: AMPI_PREFIX, AMPI_BUILD,
+# OMPI_MPIRUN (default mpirun).  One PASS/FAIL/SKIP line per case, then a
+# summary line; exit status 1 if anything failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib.sh
+. "$repo/test/lib.sh"
+set_tools ampi multinode
+mpirun_bin=${OMPI_MPIRUN:-mpirun}
+bed=$here/nsbed.sh
+export NSBED_DIR=${NSBED_DIR:-/run/ampi-nsbed-$$}
+export NSBED_BRIDGE=${NSBED_BRIDGE:-ampibr$(($$ % 1000))}
+mkdir -p "$bindir" "$logdir"
+
+CASES='listeners ring pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
+kill_node cut_link'
+wanted=$(select_programs "$CASES" "$@")
+
+summary() {
+    echo "$npass passed, $nfail failed, $nskip skipped"
+    [ "$nfail" -eq 0 ]
+    exit
+}
+skip_all() {
+    local c
+    for c in $wanted; do skip "multinode/$c" "$1"; done
+    summary
+}
+
+why=$(missing_tool ampi yes "run ./setup.sh first")
+[ -z "$why" ] || skip_all "$why"
+
+
+# mpirun_nodes LOG LIMIT EXTRA... PROGRAM ARGS: 2 processes on each node,
+# AMPI_VP=8; EXTRA are mpirun options (e.g. -x AMPI_DEBUG=1).
+mpirun_nodes() {
+    local log=$1 limit=$2
+    shift 2
+    timed_run "$log" "$limit" "$mpirun_bin" --mca plm_rsh_agent "$bed agent" -H ampinode1:2,ampinode2:2 -np 4 \
+        -x AMPI_VP=8 "$@"
+}
+
+build() {
+    local name=$1 src=$2
+    [ -x "$bindir/$name" ] && [ "$bindir/$name" -nt "$src" ] && return 0
+    compile_test "multinode/$name" "$logdir/$name.build.log" -o "$bindir/$name" "$src"
+}
+
+# A program of test/mpi (or ours) passes with exit 0, its OK line, no FAIL.
+program_case() {
+    local name=$1 src=$here/$1.c log=$logdir/$1.log why
+    [ -f "$src" ] || src=$repo/test/mpi/$1.c
+    build "$name" "$src" || return
+    mpirun_nodes "$log" 60 "$bindir/$name"
+    why=$(early_verdict "$log" "timed out")
+    if [ -z "$why" ] && [ "$rc" -ne 0 ]; then
+        why="exit status $rc"
+    elif [ -z "$why" ] && ! grep -q ' OK$' "$log"; then
+        why="no OK line"
+    fi
+    report_case "multinode/$name" "$why" "$log"
+}
+
+# Each process reports its shared-memory and CMA peers (AMPI_DEBUG): with 2
+# processes a node, exactly the one other process of its node, never one of
+# the other node.
+routes_case() {
+    local log=$logdir/routes.log why=
+    build node_layout "$here/node_layout.c" || return
+    mpirun_nodes "$log" 60 -x AMPI_DEBUG=1 "$bindir/node_layout"
+    why=$(early_verdict "$log" "timed out")
+    [ -n "$why" ] || [ "$rc" -eq 0 ] || why="exit status $rc"
+    local shm cma
+    shm=$(grep -c 'shared memory: 1 of 1 peers on this node reachable' "$log")
+    cma=$(grep -c 'cross-memory attach: 1 of 3 peers' "$log")
+    [ -n "$why" ] || [ "$shm" -eq 4 ] || why="$shm of 4 processes reach exactly their node's peer by shared memory"
+    [ -n "$why" ] || [ "$cma" -eq 4 ] || why="$cma of 4 processes reach exactly their node's peer by CMA"
+    report_case "multinode/routes" "$why" "$log"
+}
+
+# A program that keeps exchanging until told to stop (a file appears).
+spin_src() {
+    cat >"$bindir/spin.c" <<'EOF'
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) { printf("spin started\n"); fflush(stdout); }
+    for (int i = 0; i < 1000000 && access(argv[1], F_OK) != 0; i++) {
+        int x = i, y;
+        MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        usleep(1000);
+    }
+    MPI_Finalize();
+    return 0;
+}
+EOF
+}
+
+# fault_case NAME ACTION: start spin, wait until it runs, do ACTION, and
+# expect the job to end (non-zero) within 20 s, naming ampinode2.
+fault_case() {
+    local name=$1 action=$2 log=$logdir/$1.log stop=$bindir/$1.stop why= t0
+    spin_src
+    build spin "$bindir/spin.c" || return
+    rm -f "$stop"
+    # keepalives on the runtime's own links, so that mpirun notices a daemon
+    # whose link is cut (Open MPI waits 300 s + 9 x 20 s by default)
+    timeout -k 5 90 "$mpirun_bin" --mca plm_rsh_agent "$bed agent" --mca oob_tcp_keepalive_time 2 \
+        --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 -H ampinode1:2,ampinode2:2 -np 4 \
+        -x AMPI_VP=8 "$bindir/spin" "$stop" >"$log" 2>&1 </dev/null &
+    local job=$!
+    for _ in $(seq 1 100); do grep -q 'spin started' "$log" && break; sleep 0.1; done
+    sleep 0.5
+    t0=$(date +%s)
+    case $action in
+        kill) "$bed" exec ampinode2 pkill -KILL -f "$bindir/spin" ;;
+        cut) "$bed" link ampinode2 down ;;
+    esac
+    local ended=
+    for _ in $(seq 1 300); do
+        kill -0 "$job" 2>/dev/null || { ended=yes; break; }
+        sleep 0.1
+    done
+    secs=$(( $(date +%s) - t0 ))
+    if [ -z "$ended" ]; then
+        why="still running ${secs} s after the fault"
+        touch "$stop"
+        kill -TERM "$job" 2>/dev/null
+    fi
+    wait "$job"
+    rc=$?
+    [ "$action" = cut ] && "$bed" link ampinode2 up
+    [ -n "$why" ] || [ "$rc" -ne 0 ] || why="exit status 0 after the fault"
+    [ -n "$why" ] || grep -q 'ampinode2' "$log" || why="no message names ampinode2"
+    report_case "multinode/$name" "$why" "$log"
+}
+
+# listeners: one node, no bed needed
+listeners_case() {
+    local log=$logdir/listeners.log why
+    build listeners "$here/listeners.c" || return
+    if ! command -v ss >/dev/null 2>&1; then
+        skip multinode/listeners "ss (iproute2) not found"
+        return
+    fi
+    timed_run "$log" 60 "$launcher" -np 2 +vp 4 "$bindir/listeners"
+    why=$(early_verdict "$log" "timed out")
+    [ -n "$why" ] || [ "$rc" -eq 0 ] || why="exit status $rc"
+    [ -n "$why" ] || grep -q 'listeners OK$' "$log" || why="no OK line"
+    report_case multinode/listeners "$why" "$log"
+}
+if echo "$wanted" | grep -qx listeners; then
+    listeners_case
+    wanted=$(echo "$wanted" | grep -vx listeners)
+fi
+
+command -v "$mpirun_bin" >/dev/null 2>&1 || skip_all "Open MPI's mpirun not found"
+[ "$(id -u)" = 0 ] || skip_all "the namespace test bed needs root"
+unshare --net --uts --pid --mount --fork true 2>/dev/null || skip_all "namespaces cannot be made here"
+
+trap '"$bed" down >/dev/null 2>&1' EXIT
+if ! "$bed" up 2 >"$logdir/bed.log" 2>&1; then
+    skip_all "the test bed did not come up: $(tail -n 2 "$logdir/bed.log" | tr '\n' ' ')"
+fi
+
+for c in $wanted; do
+    case $c in
+        routes) routes_case ;;
+        kill_node) fault_case kill_node kill ;;
+        cut_link) fault_case cut_link cut ;;
+        *) program_case "$c" ;;
+    esac
+done
+summary
