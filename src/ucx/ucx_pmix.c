@@ -115,6 +115,19 @@ bool ucx_pmix_is_local(int proc)
 
 int ucx_pmix_node_leader(void) { return local_leader; }
 
+void ucx_pmix_hostname_of(int proc, char *buf, size_t len)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    snprintf(buf, len, "?");
+    PMIX_LOAD_PROCID(&p, my_proc.nspace, (pmix_rank_t)proc);
+    if (pmix_up && PMIx_Get(&p, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING &&
+        v->data.string)
+        snprintf(buf, len, "%s", v->data.string);
+    if (v)
+        PMIX_VALUE_RELEASE(v);
+}
+
 const char *ucx_pmix_hostname(void) { return host_name; }
 
 int ucx_pmix_init(ucx_job_t *job)

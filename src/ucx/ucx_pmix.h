@@ -25,6 +25,8 @@ bool ucx_pmix_is_local(int proc);
 int ucx_pmix_node_leader(void);
 /* This node's host name as the launcher knows it ("" when unknown). */
 const char *ucx_pmix_hostname(void);
+/* The host name of process proc's node into buf ("?" when unknown). */
+void ucx_pmix_hostname_of(int proc, char *buf, size_t len);
 int ucx_pmix_put(const char *key, const void *data, size_t len);
 int ucx_pmix_fence(bool collect);        /* commit + fence across the job */
 /* A fence without data that calls progress() while it waits, so this

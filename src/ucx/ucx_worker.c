@@ -96,9 +96,11 @@ int ucx_init(int proc, int nprocs, bool one_node, const ucx_handlers_t *h)
 static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     (void)ep;
-    char msg[256];
-    snprintf(msg, sizeof msg, "process %d lost its connection to process %d of another node (%s): ending the job",
-             U.proc, (int)(intptr_t)arg, ucs_status_string(status));
+    int peer = (int)(intptr_t)arg;
+    char host[128], msg[384];
+    ucx_pmix_hostname_of(peer, host, sizeof host);
+    snprintf(msg, sizeof msg, "process %d lost its connection to process %d on node %s (%s): ending the job",
+             U.proc, peer, host, ucs_status_string(status));
     ucx_pmix_abort(1, msg);
 }
 
