@@ -115,7 +115,8 @@ typedef struct MPI_Status {
 #define MPI_2DOUBLE_PRECISION ((MPI_Datatype)48)
 #define MPI_UB ((MPI_Datatype)49)
 #define MPI_LB ((MPI_Datatype)50)
-#define AMPI_DATATYPE_PREDEFINED_LAST 50
+/* mpi_more.h adds the C++ and sized Fortran types, 51..62 */
+#define AMPI_DATATYPE_PREDEFINED_LAST 62
 
 /* ---- reduction operations ---- */
 #define MPI_OP_NULL ((MPI_Op)0)
@@ -275,7 +276,8 @@ typedef struct MPI_Status {
 #define MPI_ERR_DUP_DATAREP 55
 #define MPI_ERR_CONVERSION 56
 #define MPI_ERR_IO 57
-#define MPI_ERR_LASTCODE 57
+/* mpi_more.h adds the classes of the tool information interface, 58..73 */
+#define MPI_ERR_LASTCODE 73
 
 /* ---- callbacks ---- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
@@ -708,6 +710,8 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **));
 int AMPI_Yield(void);
 
 #undef AMPI_DECL
+
+#include "mpi_more.h"
 
 #ifdef __cplusplus
 }

@@ -159,6 +159,9 @@ int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int 
 struct coll_op;
 int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                 const struct coll_op *op, int root, int tag);
+/* in == out: in place. */
+int coll_allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+                   const struct coll_op *op, int tag);
 /* Every member of c is a rank of our process (and no GPU is in use, whose
  * buffers could lie on several devices): the same answer on every member. */
 bool coll_all_local(const comm_t *c);

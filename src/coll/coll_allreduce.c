@@ -233,6 +233,12 @@ static int allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t
     return err;
 }
 
+int coll_allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+                   const coll_op_t *op, int tag)
+{
+    return allreduce(r, c, in, out, count, dt, op, tag);
+}
+
 /* Checks the arguments and resolves the op; *in: the input buffer. */
 static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, const void **in,
                  coll_op_t *o)

@@ -18,6 +18,9 @@
 #define COMM_CTX_WORLD 0u
 #define COMM_CTX_SELF 2u
 #define COMM_CTX_FIRST_FREE 4u /* first context of a created communicator */
+/* Contexts from here up belong to communicators made by MPI_Comm_idup, whose
+ * agreement may overlap other creations of the same rank (comm_create.c). */
+#define COMM_CTX_NB_FIRST 0x80000000u
 
 /* An ordered set of world ranks (immutable once built, shared by count). */
 typedef struct comm_group {
@@ -70,6 +73,7 @@ typedef struct comm_state {
     comm_keyval_t **keyvals;   /* by keyval - COMM_KEYVAL_FIRST */
     int nkeyvals;
     uint32_t next_ctx;         /* every communicator of ours has ctx < next_ctx */
+    uint32_t next_nbctx;       /* the same among contexts >= COMM_CTX_NB_FIRST */
 } comm_state_t;
 
 static inline comm_t *comm_lookup(const comm_state_t *s, MPI_Comm h)

@@ -121,3 +121,31 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }
+
+/* Hints (MPI 3.1 6.4.4): no communicator hint changes what the library
+ * does, so none is kept and none is reported as used. */
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    p2p_rank_t *r;
+    comm_t *c = lookup(comm, "MPI_Comm_set_info", &r);
+    if (!c)
+        return MPI_ERR_COMM;
+    int nkeys;
+    if (info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
+        return env_error(c, MPI_ERR_INFO, "MPI_Comm_set_info");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    p2p_rank_t *r;
+    comm_t *c = lookup(comm, "MPI_Comm_get_info", &r);
+    if (!c)
+        return MPI_ERR_COMM;
+    if (!info_used)
+        return env_error(c, MPI_ERR_ARG, "MPI_Comm_get_info");
+    int err = PMPI_Info_create(info_used);
+    return err ? env_error(c, err, "MPI_Comm_get_info") : MPI_SUCCESS;
+}

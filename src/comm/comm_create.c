@@ -19,17 +19,36 @@
  * with context x that it has ever had or will have (next_ctx never goes
  * back, so freed contexts are never reused either), which is what matching
  * on (ctx, source, tag) needs.  Disjoint communicators may share a context:
- * no rank can confuse them. */
+ * no rank can confuse them.
+ *
+ * MPI_Comm_idup breaks "a rank's calls are sequential": its agreement runs
+ * on a helper thread while the rank goes on, and may create communicators
+ * meanwhile (other idups included: two ranks may each start an idup that
+ * needs the other's second one, which blocking agreement would deadlock).
+ * Its contexts therefore come from a space of their own (>= COMM_CTX_NB_FIRST,
+ * counted by next_nbctx), where agreement has two rounds: an allreduce(MAX)
+ * of the members' next_nbctx gives a candidate; each member accepts it if it
+ * is still >= its next_nbctx -- and then moves next_nbctx past it at once, in
+ * the same uninterrupted step -- and an allreduce(MIN) of the answers tells
+ * whether all did.  If one did not (another idup of that rank took the value
+ * meanwhile), everybody tries again with their new next_nbctx; values
+ * accepted by some members only are skipped, never reused. */
 #include "comm/comm_internal.h"
 #include "coll/coll.h"
 #include "coll/coll_op.h"
 #include "ucx/ucx_pmix.h"
+#include "coll/coll_nb.h"
 
 #include <limits.h>
 #include <stdlib.h>
 
-/* 2^32 contexts is the limit: far beyond any run, but never wrap silently. */
-static int ctx_check(uint32_t ctx) { return ctx > UINT32_MAX - 4 ? MPI_ERR_INTERN : MPI_SUCCESS; }
+/* 2^31 contexts in each space is the limit: far beyond any run, but never
+ * wrap silently. */
+static int ctx_check(uint32_t ctx)
+{
+    uint32_t last = ctx >= COMM_CTX_NB_FIRST ? UINT32_MAX - 4 : COMM_CTX_NB_FIRST - 4;
+    return ctx > last ? MPI_ERR_INTERN : MPI_SUCCESS;
+}
 
 /* Taking over the parent's error handler is what the standard asks of every
  * constructor. */
@@ -105,6 +124,23 @@ int comm_split_internal(p2p_rank_t *r, comm_t *parent, int color, int key, comm_
     return err;
 }
 
+/* What a duplicate takes over besides the group: the topology and the
+ * attributes whose copy callbacks say so.  A failing callback leaves no
+ * communicator. */
+static int dup_extras(comm_state_t *s, comm_t *c, comm_t *nc)
+{
+    if (c->topo) {
+        nc->topo = c->topo;
+        nc->topo->refs++;
+    }
+    int err = comm_attr_copy_all(s, c, nc);
+    if (err) {
+        comm_attr_delete_all(s, nc);
+        comm_drop_handle(s, nc);
+    }
+    return err;
+}
+
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -114,21 +150,72 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return env_error(c, MPI_ERR_ARG, "MPI_Comm_dup");
     comm_t *nc;
     int err = comm_dup_internal(r, c, &nc);
-    if (!err) {
-        if (c->topo) {
-            nc->topo = c->topo;
-            nc->topo->refs++;
-        }
-        err = comm_attr_copy_all(s, c, nc);
-        if (err) { /* a copy callback failed: no communicator */
-            comm_attr_delete_all(s, nc);
-            comm_drop_handle(s, nc);
-        }
-    }
+    if (!err)
+        err = dup_extras(s, c, nc);
     if (err)
         return env_error(c, err, "MPI_Comm_dup");
     *newcomm = nc->handle;
     return MPI_SUCCESS;
+}
+
+/* The agreement on an idup context (see the top of this file), on the
+ * helper thread with the collective's tag. */
+static int nb_ctx_agree(p2p_rank_t *r, comm_t *c, uint32_t *ctx, int tag)
+{
+    comm_state_t *s = comm_state(r);
+    coll_op_t max, min;
+    coll_op_resolve(MPI_MAX, MPI_UNSIGNED, &max);
+    coll_op_resolve(MPI_MIN, MPI_INT, &min);
+    for (;;) {
+        unsigned cand = s->next_nbctx;
+        int err = coll_allreduce(r, c, &cand, &cand, 1, MPI_UNSIGNED, &max, tag);
+        if (err)
+            return err;
+        err = ctx_check(cand);
+        if (err)
+            return err;
+        /* no thread switch between the test and the move */
+        int all_ok = cand >= s->next_nbctx;
+        if (all_ok)
+            s->next_nbctx = cand + 2;
+        err = coll_allreduce(r, c, &all_ok, &all_ok, 1, MPI_INT, &min, tag);
+        if (err)
+            return err;
+        if (all_ok) {
+            *ctx = cand;
+            return MPI_SUCCESS;
+        }
+    }
+}
+
+/* MPI_Comm_idup's helper: rbuf is the user's MPI_Comm, written when the
+ * communicator exists (MPI lets it be used only after completion). */
+static int run_idup(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    comm_state_t *s = comm_state(r);
+    uint32_t ctx;
+    int err = nb_ctx_agree(r, c, &ctx, tag);
+    comm_t *nc = NULL;
+    if (!err) {
+        comm_group_retain(c->group);
+        err = make_comm(s, c->group, ctx, c, &nc);
+    }
+    if (!err)
+        err = dup_extras(s, c, nc);
+    *(MPI_Comm *)a->rbuf = err ? MPI_COMM_NULL : nc->handle;
+    return err;
+}
+
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    COMM_ENTER(r, s, "MPI_Comm_idup");
+    COMM_GET(c, s, comm, "MPI_Comm_idup");
+    if (!newcomm || !request)
+        return env_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_REQUEST, "MPI_Comm_idup");
+    coll_nb_args_t a = { .rbuf = newcomm };
+    int err = coll_nb_start(r, c, run_idup, &a, request);
+    return err ? env_error(c, err, "MPI_Comm_idup") : MPI_SUCCESS;
 }
 
 /* The info hints change nothing here. */

@@ -39,6 +39,7 @@ void comm_state_init(comm_state_t *s, int world_rank, int nranks)
     predefined_comm(&s->world, MPI_COMM_WORLD, COMM_CTX_WORLD, &s->world_group, "MPI_COMM_WORLD");
     predefined_comm(&s->self, MPI_COMM_SELF, COMM_CTX_SELF, &s->self_group, "MPI_COMM_SELF");
     s->next_ctx = COMM_CTX_FIRST_FREE;
+    s->next_nbctx = COMM_CTX_NB_FIRST;
     s->comms = comm_grow(NULL, &s->ncomms, 3, sizeof *s->comms);
     s->groups = comm_grow(NULL, &s->ngroups, 2, sizeof *s->groups);
     if (!s->comms || !s->groups)
@@ -101,8 +102,9 @@ void comm_drop_handle(comm_state_t *s, comm_t *c)
 
 void comm_ctx_taken(comm_state_t *s, uint32_t ctx)
 {
-    if (ctx + 2 > s->next_ctx)
-        s->next_ctx = ctx + 2;
+    uint32_t *next = ctx >= COMM_CTX_NB_FIRST ? &s->next_nbctx : &s->next_ctx;
+    if (ctx + 2 > *next)
+        *next = ctx + 2;
 }
 
 int *comm_copy_ints(const int *src, int n)

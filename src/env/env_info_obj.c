@@ -204,6 +204,32 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
     return MPI_SUCCESS;
 }
 
+/* MPI 4.0 9.4: *buflen in: room in value, terminator included; out: the
+ * room the whole value needs.  A value that does not fit is cut short. */
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    const char *fn = "MPI_Info_get_string";
+    INFO_LOOKUP(o, info, fn);
+    int err = check_key(key);
+    if (err)
+        return env_error(NULL, err, fn);
+    if (!buflen || *buflen < 0 || (*buflen > 0 && !value) || !flag)
+        return env_error(NULL, MPI_ERR_ARG, fn);
+    int i = find(o, key);
+    *flag = i >= 0;
+    if (i >= 0) {
+        size_t len = strlen(o->e[i].val);
+        if (*buflen > 0) {
+            size_t n = len < (size_t)*buflen - 1 ? len : (size_t)*buflen - 1;
+            memcpy(value, o->e[i].val, n);
+            value[n] = '\0';
+        }
+        *buflen = (int)len + 1;
+    }
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {

@@ -77,3 +77,20 @@ STUB(Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype o
                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request),
                        MPI_COMM_NULL)
+
+/* windows: error handlers, caching, names and info (MPI 3.1 6.7, 8.3) */
+STUB(Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler),
+      MPI_COMM_NULL)
+STUB(Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler), MPI_COMM_NULL)
+STUB(Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler), MPI_COMM_NULL)
+STUB(Win_call_errhandler, (MPI_Win win, int errorcode), MPI_COMM_NULL)
+STUB(Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn,
+      MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state), MPI_COMM_NULL)
+STUB(Win_free_keyval, (int *win_keyval), MPI_COMM_NULL)
+STUB(Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val), MPI_COMM_NULL)
+STUB(Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag), MPI_COMM_NULL)
+STUB(Win_delete_attr, (MPI_Win win, int win_keyval), MPI_COMM_NULL)
+STUB(Win_set_name, (MPI_Win win, const char *win_name), MPI_COMM_NULL)
+STUB(Win_get_name, (MPI_Win win, char *win_name, int *resultlen), MPI_COMM_NULL)
+STUB(Win_set_info, (MPI_Win win, MPI_Info info), MPI_COMM_NULL)
+STUB(Win_get_info, (MPI_Win win, MPI_Info *info_used), MPI_COMM_NULL)

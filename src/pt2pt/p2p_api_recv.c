@@ -99,20 +99,25 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     return err;
 }
 
+/* Whole elements of dt in the status, MPI_UNDEFINED when the bytes are not
+ * a whole number of them. */
+static long long whole_elements(const MPI_Status *status, MPI_Datatype dt)
+{
+    size_t size = dt_size(dt);
+    long long bytes = status->ampi_count;
+    if (size == 0)
+        return bytes == 0 ? 0 : MPI_UNDEFINED;
+    return bytes % (long long)size ? MPI_UNDEFINED : bytes / (long long)size;
+}
+
 static int count_of(const MPI_Status *status, MPI_Datatype dt, int *count, const char *func)
 {
     if (!status || !count)
         return env_error(NULL, MPI_ERR_ARG, func);
     if (!dt_valid(dt))
         return env_error(NULL, MPI_ERR_TYPE, func);
-    size_t size = dt_size(dt);
-    long long bytes = status->ampi_count;
-    if (size == 0)
-        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
-    else if (bytes % (long long)size)
-        *count = MPI_UNDEFINED;
-    else
-        *count = (int)(bytes / (long long)size);
+    long long n = whole_elements(status, dt);
+    *count = n > 0x7fffffffLL ? MPI_UNDEFINED : (int)n; /* too many for an int: MPI 3.1 4.1.11 */
     return MPI_SUCCESS;
 }
 
@@ -129,10 +134,8 @@ static int elements_of(const MPI_Status *status, MPI_Datatype dt, long long *n, 
         return env_error(NULL, MPI_ERR_ARG, func);
     if (!dt_valid(dt))
         return env_error(NULL, MPI_ERR_TYPE, func);
-    if (dt_is_predefined(dt)) {
-        int c = 0;
-        count_of(status, dt, &c, func);
-        *n = c;
+    if (dt_is_predefined(dt)) { /* whole elements only: a count past 2^31 stays exact (MPI_Get_elements_x) */
+        *n = whole_elements(status, dt);
         return MPI_SUCCESS;
     }
     long long e = dt_elements(dt, status->ampi_count);
@@ -160,13 +163,26 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *co
     return err;
 }
 
+static int set_elements(MPI_Status *status, MPI_Datatype dt, MPI_Count count, const char *func)
+{
+    if (!dt_valid(dt))
+        return env_error(NULL, MPI_ERR_TYPE, func);
+    if (!status || count < 0)
+        return env_error(NULL, MPI_ERR_ARG, func);
+    status->ampi_count = (long long)count * (long long)dt_size(dt);
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype dt, int count)
 {
-    if (!status || !dt_valid(dt) || count < 0)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Status_set_elements");
-    status->ampi_count = (long long)count * (long long)dt_size(dt);
-    return MPI_SUCCESS;
+    return set_elements(status, dt, count, "MPI_Status_set_elements");
+}
+
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype dt, MPI_Count count)
+{
+    return set_elements(status, dt, count, "MPI_Status_set_elements_x");
 }
 
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled

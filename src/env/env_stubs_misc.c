@@ -1,0 +1,35 @@
+/* Functions of MPI 3.1 outside one-sided communication, MPI-IO and dynamic
+ * processes that are not supported yet: each raises
+ * MPI_ERR_UNSUPPORTED_OPERATION on the communicator passed, or on
+ * MPI_COMM_WORLD (docs/unsupported.md lists them). */
+#include "env/env_unsupported.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+ENV_STUB(Add_error_class, (int *errorclass), MPI_COMM_NULL)
+ENV_STUB(Add_error_code, (int errorclass, int *errorcode), MPI_COMM_NULL)
+ENV_STUB(Add_error_string, (int errorcode, const char *string), MPI_COMM_NULL)
+ENV_STUB(Comm_create_errhandler, (MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler),
+          MPI_COMM_NULL)
+ENV_STUB_FILE(File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
+ENV_STUB_FILE(File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+ENV_STUB_FILE(File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+ENV_STUB_FILE(File_call_errhandler, (MPI_File fh, int errorcode))
+ENV_STUB(Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn,
+          MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state), MPI_COMM_NULL)
+ENV_STUB(Type_free_keyval, (int *type_keyval), MPI_COMM_NULL)
+ENV_STUB(Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val), MPI_COMM_NULL)
+ENV_STUB(Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag), MPI_COMM_NULL)
+ENV_STUB(Type_delete_attr, (MPI_Datatype datatype, int type_keyval), MPI_COMM_NULL)
+ENV_STUB(Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+          MPI_Aint outsize, MPI_Aint *position), MPI_COMM_NULL)
+ENV_STUB(Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size),
+          MPI_COMM_NULL)
+ENV_STUB(Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+          void *outbuf, int outcount, MPI_Datatype datatype), MPI_COMM_NULL)
+ENV_STUB(Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[],
+          const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order,
+          MPI_Datatype oldtype, MPI_Datatype *newtype), MPI_COMM_NULL)
+ENV_STUB(Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+          MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request), MPI_COMM_NULL)
+ENV_STUB(Grequest_complete, (MPI_Request request), MPI_COMM_NULL)
