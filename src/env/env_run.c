@@ -7,6 +7,7 @@
 #include "coll/coll_nb.h"
 #include "env/env_args.h"
 #include "env/env_crash.h"
+#include "rma/rma.h"
 #include "gpu/gpu.h"
 #include "rank/rank_place.h"
 #include "shm/shm.h"
@@ -152,6 +153,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     }
     free(starts);
     fflush(stdout);
+    rma_fini(); /* the one-sided worker and progress thread, before the UCX they use goes */
     if (ucx_active()) {
         ucx_close();
         /* nobody destroys its worker while a peer may still flush into it */

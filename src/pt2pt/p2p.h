@@ -232,6 +232,9 @@ void p2p_proc_init(int nranks, int nprocs, int proc);
 void p2p_rank_init(p2p_rank_t *r, int world);
 void p2p_rank_fini(p2p_rank_t *r);
 int p2p_progress(void *unused); /* the PE's progress function */
+/* Called by p2p_progress once set (the one-sided layer, at its first window):
+ * nothing is paid for it before. */
+extern int (*p2p_progress_hook)(void);
 
 /* The rank running now (NULL outside any rank). */
 static inline p2p_rank_t *p2p_self(void)

@@ -251,6 +251,8 @@ static void check_deadlock(void)
     ucx_pmix_abort(1, msg);
 }
 
+int (*p2p_progress_hook)(void);
+
 int p2p_progress(void *unused)
 {
     (void)unused;
@@ -267,6 +269,8 @@ int p2p_progress(void *unused)
         ucx_deferred = 0;
         n += ucx_progress();
     }
+    if (UTIL_UNLIKELY(p2p_progress_hook != NULL))
+        n += p2p_progress_hook();
     if (UTIL_UNLIKELY(p2p_proc.ncopies))
         n += p2p_copies_progress();
     else if (n == 0 && p2p_proc.nprocs == 1)

@@ -64,6 +64,9 @@ dtype_halo        all                    0        -
 info              all                    0        -
 interop           1x1,1x4,2x4,4x16       0        -
 comm_idup         all                    0        -
+rma_basic         all                    0        -
+rma_acc           all                    0        -
+rma_passive       all                    0        -
 '
 MATRIX='1x1 1x4 1x16 2x2 2x4 2x16 4x4 4x16'
 # (6x6, 6x12: more than SHM_SCAN_MAX peers, so the rings are found through

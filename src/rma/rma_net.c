@@ -1,0 +1,335 @@
+/* The UCX worker of one-sided traffic, and the process's progress thread.
+ *
+ * One-sided messages travel on a UCP context and worker of their own, in
+ * UCX's multi-threaded mode, apart from the point-to-point worker: so a
+ * second OS thread may progress them while the ranks compute (the seeds'
+ * helper threads) without ever touching the ranks' matching queues, which
+ * stay single-threaded and lock-free.  The thread sleeps in the worker's
+ * wakeup descriptor (no core spent while nothing arrives) with a short
+ * timeout as a safety net; AMPI_RMA_PROGRESS=0 leaves it out, and then
+ * passive-target operations progress only while the target is in MPI.
+ * None of this exists before the first window: point-to-point pays nothing. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucp/api/ucp.h>
+#include "pt2pt/p2p.h"
+#include "rma/rma.h"
+#include "util/util_env.h"
+#include "util/util_log.h"
+
+#define RMA_AM_ID 0
+
+static struct {
+    bool up;
+    ucp_context_h context;
+    ucp_worker_h worker;
+    int efd;
+    pthread_mutex_t ep_lk;
+    ucp_ep_h *eps;       /* by process */
+    void **addrs;        /* by process, learnt at window creation */
+    size_t *addr_lens;
+    ucp_address_t *own;
+    size_t own_len;
+    pthread_t thread;
+    bool thread_on;
+    _Atomic bool stop;
+    _Atomic(rma_fetch_t *) done; /* finished fetches for the ranks' thread */
+} N = { .ep_lk = PTHREAD_MUTEX_INITIALIZER };
+
+/* A send whose data UCX still reads. */
+typedef struct net_send {
+    _Atomic int *sending;
+    void *free_after;
+} net_send_t;
+
+static void send_done(void *request, ucs_status_t status, void *user_data)
+{
+    net_send_t *s = user_data;
+    if (status != UCS_OK)
+        util_fatal("one-sided message failed: %s", ucs_status_string(status));
+    if (s->sending)
+        atomic_fetch_sub(s->sending, 1);
+    free(s->free_after);
+    free(s);
+    ucp_request_free(request);
+}
+
+/* Data arriving by rendezvous: received into its place, then handled. */
+typedef struct net_rndv {
+    rma_hdr_t h;
+    void *buf;
+} net_rndv_t;
+
+static void rndv_done(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+    net_rndv_t *r = user_data;
+    if (status != UCS_OK)
+        util_fatal("one-sided data failed to arrive: %s", ucs_status_string(status));
+    rma_target_handle(&r->h, r->buf, length);
+    free(r->buf);
+    free(r);
+    ucp_request_free(request);
+}
+
+static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+                          const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    if (header_length != sizeof(rma_hdr_t))
+        util_fatal("one-sided message with a header of %zu bytes", header_length);
+    rma_hdr_t h;
+    memcpy(&h, header, sizeof h);
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        rma_target_handle(&h, data, length);
+        return UCS_OK;
+    }
+    net_rndv_t *r = malloc(sizeof *r);
+    void *buf = malloc(length ? length : 1);
+    if (!r || !buf)
+        util_fatal("out of memory for %zu bytes of one-sided data", length);
+    r->h = h;
+    r->buf = buf;
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.recv_am = rndv_done,
+        .user_data = r,
+    };
+    void *req = ucp_am_recv_data_nbx(N.worker, data, buf, length, &prm);
+    if (UCS_PTR_IS_ERR(req))
+        util_fatal("one-sided data receive: %s", ucs_status_string(UCS_PTR_STATUS(req)));
+    if (req == NULL) { /* done at once: the callback is not called */
+        rma_target_handle(&h, buf, length);
+        free(buf);
+        free(r);
+    }
+    return UCS_OK;
+}
+
+static void *thread_main(void *arg);
+
+int rma_net_init(void)
+{
+    if (N.up)
+        return 0;
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+    if (st != UCS_OK)
+        return -1;
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
+        .mt_workers_shared = 1,
+    };
+    st = ucp_init(&params, config, &N.context);
+    ucp_config_release(config);
+    if (st != UCS_OK) {
+        util_debug("rma: ucp_init: %s", ucs_status_string(st));
+        return -1;
+    }
+    ucp_worker_params_t wp = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_MULTI, /* the ranks' thread and the progress thread */
+    };
+    st = ucp_worker_create(N.context, &wp, &N.worker);
+    if (st != UCS_OK)
+        util_fatal("one-sided worker: %s", ucs_status_string(st));
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                      UCP_AM_HANDLER_PARAM_FIELD_CB,
+        .id = RMA_AM_ID,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+        .cb = am_cb,
+    };
+    st = ucp_worker_set_am_recv_handler(N.worker, &hp);
+    if (st != UCS_OK)
+        util_fatal("one-sided handler: %s", ucs_status_string(st));
+    st = ucp_worker_get_address(N.worker, &N.own, &N.own_len);
+    if (st != UCS_OK)
+        util_fatal("one-sided worker address: %s", ucs_status_string(st));
+    N.eps = calloc((size_t)p2p_proc.nprocs, sizeof *N.eps);
+    N.addrs = calloc((size_t)p2p_proc.nprocs, sizeof *N.addrs);
+    N.addr_lens = calloc((size_t)p2p_proc.nprocs, sizeof *N.addr_lens);
+    if (!N.eps || !N.addrs || !N.addr_lens)
+        util_fatal("out of memory");
+    N.efd = -1;
+    if (ucp_worker_get_efd(N.worker, &N.efd) != UCS_OK)
+        N.efd = -1;
+    N.up = true;
+    if (p2p_proc.nprocs > 1 && util_env_long("AMPI_RMA_PROGRESS", 1) != 0) {
+        atomic_store(&N.stop, false);
+        if (pthread_create(&N.thread, NULL, thread_main, NULL) == 0)
+            N.thread_on = true;
+    }
+    return 0;
+}
+
+size_t rma_net_address(const void **addr)
+{
+    *addr = N.own;
+    return N.own_len;
+}
+
+void rma_net_learn(int proc, const void *addr, size_t len)
+{
+    if (proc == p2p_proc.proc || N.addrs[proc])
+        return;
+    void *a = malloc(len);
+    if (!a)
+        util_fatal("out of memory");
+    memcpy(a, addr, len);
+    pthread_mutex_lock(&N.ep_lk);
+    N.addr_lens[proc] = len;
+    N.addrs[proc] = a;
+    pthread_mutex_unlock(&N.ep_lk);
+}
+
+static ucp_ep_h ep_of(int proc)
+{
+    ucp_ep_h ep = N.eps[proc];
+    if (UTIL_LIKELY(ep != NULL))
+        return ep;
+    pthread_mutex_lock(&N.ep_lk);
+    if (!N.eps[proc]) {
+        if (!N.addrs[proc])
+            util_fatal("one-sided message to process %d, whose address is unknown", proc);
+        ucp_ep_params_t ep_params = {
+            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+            .address = N.addrs[proc],
+            .err_mode = UCP_ERR_HANDLING_MODE_NONE,
+        };
+        ucs_status_t st = ucp_ep_create(N.worker, &ep_params, &ep);
+        if (st != UCS_OK)
+            util_fatal("one-sided endpoint to process %d: %s", proc, ucs_status_string(st));
+        N.eps[proc] = ep;
+    }
+    ep = N.eps[proc];
+    pthread_mutex_unlock(&N.ep_lk);
+    return ep;
+}
+
+int rma_net_send(int proc, const rma_hdr_t *h, const void *data, size_t len, _Atomic int *sending,
+                 void *free_after, bool eager)
+{
+    net_send_t *s = malloc(sizeof *s);
+    if (!s)
+        util_fatal("out of memory");
+    s->sending = sending;
+    s->free_after = free_after;
+    if (sending)
+        atomic_fetch_add(sending, 1);
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS,
+        .cb.send = send_done,
+        .user_data = s,
+        .flags = UCP_AM_SEND_FLAG_COPY_HEADER | (eager ? UCP_AM_SEND_FLAG_EAGER : 0),
+    };
+    void *req = ucp_am_send_nbx(ep_of(proc), RMA_AM_ID, h, sizeof *h, data, len, &prm);
+    if (UCS_PTR_IS_ERR(req))
+        util_fatal("one-sided send to process %d: %s", proc, ucs_status_string(UCS_PTR_STATUS(req)));
+    if (req == NULL) { /* done at once */
+        if (sending)
+            atomic_fetch_sub(sending, 1);
+        free(free_after);
+        free(s);
+    }
+    return 0;
+}
+
+int rma_net_progress(void)
+{
+    if (!N.up)
+        return 0;
+    int n = (int)ucp_worker_progress(N.worker);
+    return n + rma_finish_fetches();
+}
+
+void rma_fetch_arrived(rma_fetch_t *f)
+{
+    rma_fetch_t *head = atomic_load(&N.done);
+    do
+        f->next = head;
+    while (!atomic_compare_exchange_weak(&N.done, &head, f));
+}
+
+/* Takes the finished fetches (oldest first) for the ranks' thread. */
+rma_fetch_t *rma_net_take_done(void);
+rma_fetch_t *rma_net_take_done(void)
+{
+    rma_fetch_t *l = atomic_exchange(&N.done, NULL), *rev = NULL;
+    while (l) {
+        rma_fetch_t *n = l->next;
+        l->next = rev;
+        rev = l;
+        l = n;
+    }
+    return rev;
+}
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    unsigned idle = 0;
+    while (!atomic_load_explicit(&N.stop, memory_order_relaxed)) {
+        if (ucp_worker_progress(N.worker)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < 64)
+            continue;
+        /* nothing for a while: sleep until the worker has news (or 1 ms) */
+        if (N.efd >= 0) {
+            ucs_status_t st = ucp_worker_arm(N.worker);
+            if (st == UCS_ERR_BUSY)
+                continue;
+            struct pollfd p = { .fd = N.efd, .events = POLLIN };
+            poll(&p, 1, 1);
+        } else {
+            struct timespec ts = { 0, 50000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+    return NULL;
+}
+
+void rma_net_fini(void)
+{
+    if (!N.up)
+        return;
+    if (N.thread_on) {
+        atomic_store(&N.stop, true);
+        pthread_join(N.thread, NULL);
+        N.thread_on = false;
+    }
+    ucp_request_param_t prm = { .op_attr_mask = 0 };
+    void *r = ucp_worker_flush_nbx(N.worker, &prm);
+    if (UCS_PTR_IS_PTR(r)) {
+        while (ucp_request_check_status(r) == UCS_INPROGRESS)
+            ucp_worker_progress(N.worker);
+        ucp_request_free(r);
+    }
+    /* every rank has passed MPI_Finalize's barrier: no one-sided traffic is
+     * left, and a peer may already be gone, so nothing waits for it */
+    ucp_request_param_t force = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE };
+    for (int i = 0; i < p2p_proc.nprocs; i++) {
+        if (N.eps[i]) {
+            void *c = ucp_ep_close_nbx(N.eps[i], &force);
+            if (UCS_PTR_IS_PTR(c)) {
+                while (ucp_request_check_status(c) == UCS_INPROGRESS)
+                    ucp_worker_progress(N.worker);
+                ucp_request_free(c);
+            }
+        }
+        free(N.addrs[i]);
+    }
+    free(N.eps);
+    free(N.addrs);
+    free(N.addr_lens);
+    ucp_worker_release_address(N.worker, N.own);
+    ucp_worker_destroy(N.worker);
+    ucp_cleanup(N.context);
+    N.up = false;
+}
+
+void rma_fini(void) { rma_net_fini(); }

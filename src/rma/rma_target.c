@@ -1,0 +1,211 @@
+/* The target side: one-sided messages applied on arrival (any thread), the
+ * lock queue, and the answers to UNLOCK/FLUSH once the operations they count
+ * have been applied. */
+#include <stdlib.h>
+#include <string.h>
+#include "datatype/dt.h"
+#include "pt2pt/p2p.h"
+#include "rma/rma.h"
+#include "util/util_log.h"
+
+static void send_ctl(int to_world, uint8_t kind, uint32_t ctx, int from_rank, uint64_t id)
+{
+    rma_hdr_t a = { .kind = kind, .ctx = ctx, .target = to_world, .origin = from_rank, .id = id };
+    rma_net_send(p2p_proc_of(to_world), &a, NULL, 0, NULL, NULL, false);
+}
+
+/* Hand the granted lock to its origin: a flag of its object in this
+ * process, else a message.  Holds w->lk (the origin's object is another one). */
+void rma_grant_to(rma_win_t *w, int origin, int origin_world)
+{
+    if (p2p_is_local(origin_world)) {
+        rma_win_t *o = rma_peer(w, origin);
+        if (!o)
+            util_fatal("lock granted to rank %d, which has no window here", origin);
+        atomic_fetch_add(&o->grant_cnt[w->rank], 1);
+        return;
+    }
+    send_ctl(origin_world, RMA_GRANT, w->ctx, w->rank, 0);
+}
+
+static bool compatible(const rma_win_t *w, int type)
+{
+    return w->excl < 0 && (type == MPI_LOCK_SHARED || w->nshared == 0);
+}
+
+bool rma_lock_try(rma_win_t *w, int origin, int origin_world, int type)
+{
+    /* first come, first served: a shared request waits behind a queued exclusive one */
+    if (!w->waitq && compatible(w, type)) {
+        if (type == MPI_LOCK_EXCLUSIVE)
+            w->excl = origin;
+        else
+            w->nshared++;
+        return true;
+    }
+    rma_lockq_t *q = malloc(sizeof *q);
+    if (!q)
+        util_fatal("out of memory");
+    *q = (rma_lockq_t){ NULL, origin, origin_world, type };
+    if (w->waitq_tail)
+        w->waitq_tail->next = q;
+    else
+        w->waitq = q;
+    w->waitq_tail = q;
+    return false;
+}
+
+static void grant_waiting(rma_win_t *w)
+{
+    while (w->waitq && compatible(w, w->waitq->type)) {
+        rma_lockq_t *q = w->waitq;
+        w->waitq = q->next;
+        if (!w->waitq)
+            w->waitq_tail = NULL;
+        if (q->type == MPI_LOCK_EXCLUSIVE)
+            w->excl = q->origin;
+        else
+            w->nshared++;
+        rma_grant_to(w, q->origin, q->origin_world);
+        free(q);
+    }
+}
+
+void rma_unlock_local(rma_win_t *w, int origin, int type)
+{
+    (void)origin;
+    if (type == MPI_LOCK_EXCLUSIVE)
+        w->excl = -1;
+    else if (w->nshared > 0)
+        w->nshared--;
+    grant_waiting(w);
+}
+
+/* Answer the UNLOCK/FLUSH requests of origin that its count now covers. */
+static void settle(rma_win_t *w, int origin)
+{
+    rma_pend_t **pp = &w->pend;
+    while (*pp) {
+        rma_pend_t *p = *pp;
+        if (p->origin == origin && w->done_from[origin] >= p->count) {
+            *pp = p->next;
+            if (p->unlock_type)
+                rma_unlock_local(w, origin, p->unlock_type);
+            send_ctl(p->origin_world, RMA_ACK, w->ctx, w->rank, p->count);
+            free(p);
+        } else {
+            pp = &p->next;
+        }
+    }
+}
+
+void rma_target_done(rma_win_t *w, int origin, uint64_t n)
+{
+    w->done_from[origin] += n;
+    w->done_total += n;
+    if (w->pend)
+        settle(w, origin);
+}
+
+static void answer(const rma_hdr_t *h, void *data, size_t len, void *free_after)
+{
+    rma_hdr_t a = { .kind = RMA_RESP, .ctx = h->ctx, .target = h->origin_world, .id = h->id, .len = len };
+    rma_net_send(p2p_proc_of(h->origin_world), &a, data, len, NULL, free_after, false);
+}
+
+static void on_resp(const rma_hdr_t *h, const void *data, size_t len)
+{
+    rma_fetch_t *f = (rma_fetch_t *)(uintptr_t)h->id;
+    if (len > f->len)
+        len = f->len;
+    if (f->tmp)
+        memcpy(f->tmp, data, len);
+    else if (len)
+        rma_apply_put(f->dst, NULL, 0, data, len, false); /* dst: a contiguous host buffer */
+    atomic_store(&f->state, 1);
+    rma_fetch_arrived(f);
+}
+
+void rma_target_handle(const rma_hdr_t *h, const void *data, size_t len)
+{
+    if (h->kind == RMA_RESP) {
+        on_resp(h, data, len);
+        return;
+    }
+    rma_win_t *w = rma_lookup(h->target, h->ctx);
+    if (!w)
+        util_fatal("one-sided message (kind %d) for rank %d, which has no such window", h->kind, h->target);
+    if (h->kind == RMA_GRANT) {
+        atomic_fetch_add(&w->grant_cnt[h->origin], 1);
+        return;
+    }
+    if (h->kind == RMA_ACK) {
+        atomic_fetch_add(&w->ack_cnt[h->origin], 1);
+        return;
+    }
+    const rma_seg_t *segs = h->nseg ? data : NULL;
+    size_t seglen = (size_t)h->nseg * sizeof(rma_seg_t);
+    const char *payload = (const char *)data + seglen;
+    size_t plen = len - seglen;
+    char *tbase = (char *)w->base + h->off;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        tbase = (char *)(uintptr_t)h->off;
+    pthread_mutex_lock(&w->lk);
+    switch (h->kind) {
+    case RMA_PUT:
+        rma_apply_put(tbase, segs, h->nseg, payload, plen, w->dev);
+        rma_target_done(w, h->origin, 1);
+        break;
+    case RMA_ACC:
+        rma_apply_acc(tbase, segs, h->nseg, payload, plen, h->op, h->basic, w->dev);
+        rma_target_done(w, h->origin, 1);
+        break;
+    case RMA_GET: {
+        void *out = NULL;
+        if (h->nseg || w->dev) {
+            out = malloc(h->len ? h->len : 1);
+            if (!out)
+                util_fatal("out of memory");
+            rma_apply_get(tbase, segs, h->nseg, out, h->len, w->dev);
+            answer(h, out, h->len, out);
+        } else {
+            answer(h, tbase, h->len, NULL); /* straight from the window */
+        }
+        break;
+    }
+    case RMA_GACC: {
+        void *out = malloc(h->len ? h->len : 1);
+        if (!out)
+            util_fatal("out of memory");
+        rma_apply_get(tbase, segs, h->nseg, out, h->len, w->dev);
+        rma_apply_acc(tbase, segs, h->nseg, payload, plen, h->op, h->basic, w->dev);
+        answer(h, out, h->len, out);
+        break;
+    }
+    case RMA_CAS: {
+        void *out = malloc(h->len ? h->len : 1);
+        if (!out)
+            util_fatal("out of memory");
+        rma_apply_cas(tbase, payload, payload + h->len, out, h->len, w->dev);
+        answer(h, out, h->len, out);
+        break;
+    }
+    case RMA_LOCK:
+        if (rma_lock_try(w, h->origin, h->origin_world, h->lock_type))
+            rma_grant_to(w, h->origin, h->origin_world);
+        break;
+    case RMA_UNLOCK:
+    case RMA_FLUSH: {
+        rma_pend_t *p = malloc(sizeof *p);
+        if (!p)
+            util_fatal("out of memory");
+        *p = (rma_pend_t){ w->pend, h->origin, h->origin_world, h->kind == RMA_UNLOCK ? h->lock_type : 0, h->id };
+        w->pend = p;
+        settle(w, h->origin);
+        break;
+    }
+    default:
+        util_fatal("one-sided message of unknown kind %d", h->kind);
+    }
+    pthread_mutex_unlock(&w->lk);
+}
