@@ -187,6 +187,8 @@ rma_seg_t *rma_layout(int count, MPI_Datatype dt, uint32_t *nseg, int64_t *first
 
 /* rma_target.c: the target side of the active messages */
 void rma_target_handle(const rma_hdr_t *h, const void *data, size_t len);
+/* The ranks' thread: apply what the progress thread left for it (device windows). */
+int rma_target_deferred(void);
 /* Bump an origin's count and answer the UNLOCK/FLUSH waiting for it (holds lk). */
 void rma_target_done(rma_win_t *w, int origin, uint64_t n);
 /* Lock requests: grant at once (true) or queue (holds lk). */

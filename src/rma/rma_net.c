@@ -16,7 +16,7 @@
 #include <ucp/api/ucp.h>
 #include "pt2pt/p2p.h"
 #include "rma/rma.h"
-#include "util/util_env.h"
+#include "core/core_settings.h"
 #include "util/util_log.h"
 
 #define RMA_AM_ID 0
@@ -157,7 +157,7 @@ int rma_net_init(void)
     if (ucp_worker_get_efd(N.worker, &N.efd) != UCS_OK)
         N.efd = -1;
     N.up = true;
-    if (p2p_proc.nprocs > 1 && util_env_long("AMPI_RMA_PROGRESS", 1) != 0) {
+    if (p2p_proc.nprocs > 1 && core_setting_bool(CORE_SET_RMA_PROGRESS)) {
         atomic_store(&N.stop, false);
         if (pthread_create(&N.thread, NULL, thread_main, NULL) == 0)
             N.thread_on = true;

@@ -23,7 +23,7 @@
     return env_error(NULL, MPI_ERR_WIN, FN)
 
 /* The ranks' progress hook (pt2pt calls it from its progress once a window exists). */
-static int hook(void) { return rma_net_progress(); }
+static int hook(void) { return rma_target_deferred() + rma_net_progress(); }
 
 void rma_progress_start(void)
 {
@@ -33,6 +33,7 @@ void rma_progress_start(void)
 
 void rma_wait_poll(void)
 {
+    rma_target_deferred();
     rma_net_progress();
     p2p_poll();
 }

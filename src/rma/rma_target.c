@@ -126,6 +126,65 @@ static void on_resp(const rma_hdr_t *h, const void *data, size_t len)
     rma_fetch_arrived(f);
 }
 
+/* Messages for device windows that arrived on the progress thread: device
+ * copies belong to the ranks' thread (its CUDA context and streams), which
+ * applies them in arrival order before any later message of its own. */
+typedef struct deferred {
+    struct deferred *next;
+    rma_hdr_t h;
+    size_t len;
+    char data[];
+} deferred_t;
+
+static pthread_mutex_t defer_lk = PTHREAD_MUTEX_INITIALIZER;
+static deferred_t *defer_head, *defer_tail;
+static _Atomic int ndeferred;
+
+static void defer(const rma_hdr_t *h, const void *data, size_t len)
+{
+    deferred_t *d = malloc(sizeof *d + len);
+    if (!d)
+        util_fatal("out of memory for a one-sided message of %zu bytes", len);
+    d->next = NULL;
+    d->h = *h;
+    d->len = len;
+    if (len)
+        memcpy(d->data, data, len);
+    pthread_mutex_lock(&defer_lk);
+    if (defer_tail)
+        defer_tail->next = d;
+    else
+        defer_head = d;
+    defer_tail = d;
+    atomic_fetch_add(&ndeferred, 1);
+    pthread_mutex_unlock(&defer_lk);
+}
+
+static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len);
+
+int rma_target_deferred(void)
+{
+    if (atomic_load_explicit(&ndeferred, memory_order_relaxed) == 0)
+        return 0;
+    int n = 0;
+    for (;;) {
+        pthread_mutex_lock(&defer_lk);
+        deferred_t *d = defer_head;
+        if (d) {
+            defer_head = d->next;
+            if (!defer_head)
+                defer_tail = NULL;
+            atomic_fetch_sub(&ndeferred, 1);
+        }
+        pthread_mutex_unlock(&defer_lk);
+        if (!d)
+            return n;
+        apply(rma_lookup(d->h.target, d->h.ctx), &d->h, d->data, d->len);
+        free(d);
+        n++;
+    }
+}
+
 void rma_target_handle(const rma_hdr_t *h, const void *data, size_t len)
 {
     if (h->kind == RMA_RESP) {
@@ -143,6 +202,18 @@ void rma_target_handle(const rma_hdr_t *h, const void *data, size_t len)
         atomic_fetch_add(&w->ack_cnt[h->origin], 1);
         return;
     }
+    if (UTIL_UNLIKELY(w->dev)) {
+        if (!rank_current_pe()) {
+            defer(h, data, len);
+            return;
+        }
+        rma_target_deferred(); /* earlier ones first */
+    }
+    apply(w, h, data, len);
+}
+
+static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len)
+{
     const rma_seg_t *segs = h->nseg ? data : NULL;
     size_t seglen = (size_t)h->nseg * sizeof(rma_seg_t);
     const char *payload = (const char *)data + seglen;

@@ -26,7 +26,7 @@
 
 set -u
 
-PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll'
+PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll gpu_rma'
 MATRIX='1x1 1x4 2x2 2x8'
 OMPI_NPS='1 2'
 RUN_TIMEOUT=120   # ampirun --timeout

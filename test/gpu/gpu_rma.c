@@ -1,0 +1,92 @@
+/* gpu_rma.c - one-sided communication on device windows.
+ *
+ * Every rank exposes a window of N ints (and two counter words) in device
+ * memory (MPI_Win_create on cudaMalloc'ed memory) and, under fence and
+ * under lock/unlock:
+ *   - puts host and device origin buffers into its right neighbour's window,
+ *   - gets its left neighbour's window into host and device buffers,
+ *   - accumulates (SUM) into rank 0's window, fetch_and_op on a counter.
+ * Data is checked through cudaMemcpy on every rank.  Run by test/gpu/run.sh
+ * (skipped with the reason where there is no GPU). */
+#include "gputest.h"
+
+enum { N = 4096 };
+
+static int val(int writer, int i) { return writer * 100000 + i; }
+
+static int check(int rank, const int *got, int writer, const char *what)
+{
+    for (int i = 0; i < N; i++)
+        if (got[i] != val(writer, i))
+            return gt_fail(rank, "%s: element %d is %d, expected %d", what, i, got[i], val(writer, i));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = mt_rank(), size = mt_size(), errs = 0;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    size_t bytes = N * sizeof(int);
+    int *win_mem, *dsrc, *ddst;
+    GT_CUDA(cudaMalloc((void **)&win_mem, bytes + 64));
+    GT_CUDA(cudaMalloc((void **)&dsrc, bytes));
+    GT_CUDA(cudaMalloc((void **)&ddst, bytes));
+    GT_CUDA(cudaMemset(win_mem, 0, bytes + 64));
+    int *hsrc = gt_malloc(bytes), *hgot = gt_malloc(bytes);
+    for (int i = 0; i < N; i++)
+        hsrc[i] = val(rank, i);
+    GT_CUDA(cudaMemcpy(dsrc, hsrc, bytes, cudaMemcpyHostToDevice));
+    gt_sync();
+
+    MPI_Win win;
+    MPI_Win_create(win_mem, bytes + 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+
+    for (int src_dev = 0; src_dev < 2; src_dev++) {
+        /* fence: put into the right neighbour (the window cleared first) */
+        GT_CUDA(cudaMemset(win_mem, 0, bytes));
+        gt_sync();
+        MPI_Win_fence(0, win);
+        MPI_Put(src_dev ? dsrc : hsrc, N, MPI_INT, right, 0, N, MPI_INT, win);
+        MPI_Win_fence(0, win);
+        GT_CUDA(cudaMemcpy(hgot, win_mem, bytes, cudaMemcpyDeviceToHost));
+        errs += check(rank, hgot, left, src_dev ? "fence put from device" : "fence put from host");
+
+        /* lock: get the left neighbour's window (written by its left) */
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_lock(MPI_LOCK_SHARED, left, 0, win);
+        MPI_Get(src_dev ? (void *)ddst : (void *)hgot, N, MPI_INT, left, 0, N, MPI_INT, win);
+        MPI_Win_unlock(left, win);
+        if (src_dev)
+            GT_CUDA(cudaMemcpy(hgot, ddst, bytes, cudaMemcpyDeviceToHost));
+        errs += check(rank, hgot, (left + size - 1) % size, src_dev ? "lock get into device" : "lock get into host");
+        MPI_Win_fence(0, win);
+    }
+
+    /* accumulate into rank 0's counter word, and fetch_and_op */
+    MPI_Win_fence(0, win);
+    int one = 1, fetched = -1;
+    MPI_Accumulate(&one, 1, MPI_INT, 0, bytes, 1, MPI_INT, MPI_SUM, win);
+    MPI_Win_fence(0, win);
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Fetch_and_op(&one, &fetched, MPI_INT, 0, bytes + sizeof(int), MPI_SUM, win);
+    MPI_Win_unlock(0, win);
+    if (fetched < 0 || fetched >= size)
+        errs += gt_fail(rank, "fetch_and_op fetched %d", fetched);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int w[2];
+        GT_CUDA(cudaMemcpy(w, (char *)win_mem + bytes, sizeof w, cudaMemcpyDeviceToHost));
+        if (w[0] != size || w[1] != size)
+            errs += gt_fail(rank, "device accumulate gave %d and %d, expected %d", w[0], w[1], size);
+    }
+    MPI_Win_free(&win);
+    GT_CUDA(cudaFree(win_mem));
+    GT_CUDA(cudaFree(dsrc));
+    GT_CUDA(cudaFree(ddst));
+    free(hsrc);
+    free(hgot);
+    mt_finish(errs, "gpu_rma: OK");
+    MPI_Finalize();
+    return 0;
+}
