@@ -361,6 +361,8 @@ void p2p_ipc_cts_arrived(const p2p_wire_hdr_t *h, size_t len);
 void p2p_cma_publish(void);
 void p2p_cma_attach(void);
 void p2p_cma_fini(void);
+/* Both this process and proc may read and write each other's memory. */
+bool p2p_cma_peer(int proc);
 bool p2p_cma_send(p2p_req_t *q, int proc);
 void p2p_cma_settled(p2p_req_t *q); /* a send of p2p_cma_send's completed (p2p_req_part_done) */
 size_t p2p_cma_desc_size(void);

@@ -142,6 +142,8 @@ void p2p_cma_fini(void)
     unsettled = NULL;
 }
 
+bool p2p_cma_peer(int proc) { return peer_ok && peer_ok[proc]; }
+
 bool p2p_cma_send(p2p_req_t *q, int proc)
 {
     if (!peer_ok || !peer_ok[proc])

@@ -89,6 +89,8 @@ typedef struct rma_member {
     int disp_unit;
     uint64_t base, size;
     bool local; /* same process */
+    bool cma;   /* another process of this node whose host window we read and write ourselves (rma_ops.c) */
+    int pid;
 } rma_member_t;
 
 typedef struct rma_keyattr {

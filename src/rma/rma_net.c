@@ -171,6 +171,20 @@ size_t rma_net_address(const void **addr)
     return N.own_len;
 }
 
+/* An answer to a process whose address we have yet to learn: a target
+ * may hear from an origin that has finished creating a window while it is
+ * itself still inside the creation's exchange.  Kept (with a copy of its
+ * data) until rma_net_learn. */
+typedef struct held {
+    struct held *next;
+    int proc;
+    rma_hdr_t h;
+    size_t len;
+    bool eager;
+    char data[];
+} held_t;
+static held_t *held_list;
+
 void rma_net_learn(int proc, const void *addr, size_t len)
 {
     if (proc == p2p_proc.proc || N.addrs[proc])
@@ -182,7 +196,42 @@ void rma_net_learn(int proc, const void *addr, size_t len)
     pthread_mutex_lock(&N.ep_lk);
     N.addr_lens[proc] = len;
     N.addrs[proc] = a;
+    held_t *mine = NULL, **pp = &held_list;
+    while (*pp) {
+        held_t *x = *pp;
+        if (x->proc == proc) {
+            *pp = x->next;
+            x->next = mine;
+            mine = x;
+        } else {
+            pp = &x->next;
+        }
+    }
     pthread_mutex_unlock(&N.ep_lk);
+    /* held_list is newest first, so mine came out oldest first: the order they were held */
+    while (mine) {
+        held_t *n = mine->next;
+        rma_net_send(proc, &mine->h, mine->data, mine->len, NULL, mine, mine->eager);
+        mine = n;
+    }
+}
+
+/* Holds the message when proc's address is unknown (true), under ep_lk. */
+static bool hold(int proc, const rma_hdr_t *h, const void *data, size_t len, bool eager)
+{
+    pthread_mutex_lock(&N.ep_lk);
+    bool unknown = N.addrs[proc] == NULL;
+    if (unknown) {
+        held_t *x = malloc(sizeof *x + len);
+        if (!x)
+            util_fatal("out of memory");
+        *x = (held_t){ held_list, proc, *h, len, eager };
+        if (len)
+            memcpy(x->data, data, len);
+        held_list = x;
+    }
+    pthread_mutex_unlock(&N.ep_lk);
+    return unknown;
 }
 
 static ucp_ep_h ep_of(int proc)
@@ -212,6 +261,10 @@ static ucp_ep_h ep_of(int proc)
 int rma_net_send(int proc, const rma_hdr_t *h, const void *data, size_t len, _Atomic int *sending,
                  void *free_after, bool eager)
 {
+    if (UTIL_UNLIKELY(N.eps[proc] == NULL) && hold(proc, h, data, len, eager)) {
+        free(free_after); /* copied */
+        return 0;
+    }
     net_send_t *s = malloc(sizeof *s);
     if (!s)
         util_fatal("out of memory");

@@ -208,6 +208,34 @@ static int issue_local(rma_win_t *w, const rma_args_t *a, size_t tbytes)
     return err;
 }
 
+/* Another process of the node, host window: copy it ourselves (rma_cma.c). */
+static int issue_cma(rma_win_t *w, const rma_args_t *a, size_t tbytes)
+{
+    uint32_t nseg = 0;
+    int64_t first = 0;
+    rma_seg_t *segs = a->tcount ? rma_layout(a->tcount, a->tdt, &nseg, &first) : NULL;
+    uint64_t remote = w->mem[a->target].base + target_off(w, a) + (uint64_t)first;
+    int err = MPI_SUCCESS;
+    void *tmp = NULL;
+    if (tbytes == 0) {
+        /* nothing moves */
+    } else if (a->kind == RMA_PUT) {
+        const void *src = origin_bytes(a->obuf, a->ocount, a->odt, &tmp);
+        err = src ? rma_cma_copy(w, a->target, true, (void *)src, remote, segs, nseg, tbytes) : MPI_ERR_NO_MEM;
+    } else {
+        size_t rbytes = (size_t)a->rcount * (a->rcount ? dt_size(a->rdt) : 0);
+        size_t n = tbytes < rbytes ? tbytes : rbytes;
+        bool direct = is_host_contig(a->rbuf, a->rcount, a->rdt) && n == tbytes;
+        char *dst = direct ? (char *)a->rbuf + dt_contig_offset(a->rdt) : (tmp = malloc(tbytes));
+        err = dst ? rma_cma_copy(w, a->target, false, dst, remote, segs, nseg, tbytes) : MPI_ERR_NO_MEM;
+        if (err == MPI_SUCCESS && !direct)
+            result_store(a->rbuf, a->rcount, a->rdt, tmp, n);
+    }
+    free(tmp);
+    free(segs);
+    return err;
+}
+
 /* Another process: send it. */
 static int issue_remote(rma_win_t *w, const rma_args_t *a, size_t tbytes, p2p_req_t *q)
 {
@@ -333,6 +361,10 @@ static int issue(const char *fn, MPI_Win win, rma_args_t *a, MPI_Request *reques
     if (err == MPI_SUCCESS) {
         if (w->mem[a->target].local) {
             err = issue_local(w, a, tbytes);
+            if (q)
+                p2p_req_part_done(q);
+        } else if (w->mem[a->target].cma && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
+            err = issue_cma(w, a, tbytes);
             if (q)
                 p2p_req_part_done(q);
         } else {

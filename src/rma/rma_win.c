@@ -91,7 +91,7 @@ static void registry_remove(rma_win_t *w)
 
 /* What each member tells the others at creation (the worker address follows). */
 typedef struct member_card {
-    int32_t world, proc, disp_unit, addr_len;
+    int32_t world, proc, disp_unit, addr_len, pid, dev;
     uint64_t base, size;
 } member_card_t;
 
@@ -185,8 +185,8 @@ static int win_exchange(rma_win_t *w)
         return err;
     size_t card = (sizeof(member_card_t) + (size_t)max_len + 7) & ~(size_t)7;
     char *mine = xcalloc(1, card), *all = xcalloc((size_t)w->size, card);
-    member_card_t mc = { w->world, p2p_proc.proc, w->disp_unit, my_len, (uint64_t)(uintptr_t)w->base,
-                         (uint64_t)w->wsize };
+    member_card_t mc = { w->world, p2p_proc.proc, w->disp_unit, my_len, (int32_t)getpid(), w->dev,
+                         (uint64_t)(uintptr_t)w->base, (uint64_t)w->wsize };
     memcpy(mine, &mc, sizeof mc);
     if (alen)
         memcpy(mine + sizeof mc, addr, alen);
@@ -195,7 +195,11 @@ static int win_exchange(rma_win_t *w)
         for (int i = 0; i < w->size; i++) {
             member_card_t m;
             memcpy(&m, all + (size_t)i * card, sizeof m);
-            w->mem[i] = (rma_member_t){ m.world, m.disp_unit, m.base, m.size, p2p_is_local(m.world) };
+            bool local = p2p_is_local(m.world);
+            /* dynamic windows may attach device memory later: they keep to messages */
+            bool cma = !local && !m.dev && w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
+                       p2p_cma_peer(m.proc);
+            w->mem[i] = (rma_member_t){ m.world, m.disp_unit, m.base, m.size, local, cma, m.pid };
             if (!w->mem[i].local && m.addr_len > 0)
                 rma_net_learn(m.proc, all + (size_t)i * card + sizeof m, (size_t)m.addr_len);
         }

@@ -67,6 +67,7 @@ comm_idup         all                    0        -
 rma_basic         all                    0        -
 rma_acc           all                    0        -
 rma_passive       all                    0        -
+rma_early         all                    0        -
 '
 MATRIX='1x1 1x4 1x16 2x2 2x4 2x16 4x4 4x16'
 # (6x6, 6x12: more than SHM_SCAN_MAX peers, so the rings are found through
@@ -79,7 +80,7 @@ FOREIGN_PROGS='ring pt2pt_basic'
 # (as between nodes) instead of process_vm_readv; with AMPI_SHM=0 every
 # envelope takes UCX instead of the shared-memory rings.
 ROUTE_SETTINGS='AMPI_CMA=0 AMPI_SHM=0'
-ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent'
+ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent rma_basic rma_passive rma_early'
 ROUTE_CELLS='2x4 4x4'
 
 RUN_TIMEOUT=60   # ampirun --timeout
