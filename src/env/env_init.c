@@ -3,9 +3,15 @@
  * rank's state. */
 #include "gpu/gpu.h"
 #include "pt2pt/p2p_api.h"
+#include "env/env_finalize.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
+
+static atomic_int finalized_here; /* ranks of this process in MPI_Finalize's end */
+static atomic_bool released_here;  /* ... and the process's device objects given back */
 
 static int init_rank(const char *func)
 {
@@ -84,6 +90,17 @@ int PMPI_Finalized(int *flag)
     return MPI_SUCCESS;
 }
 
+void env_rank_leaves(void)
+{
+    if (atomic_fetch_add(&finalized_here, 1) + 1 < p2p_proc.nlocal)
+        return;
+    while (p2p_proc.ncopies > 0)
+        p2p_progress(NULL);
+    p2p_stage_drain();
+    gpu_release();
+    atomic_store(&released_here, true);
+}
+
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void)
 {
@@ -101,6 +118,14 @@ int PMPI_Finalize(void)
      * only once all its ranks are gone, and then peers may not need us */
     int err = PMPI_Barrier(MPI_COMM_WORLD);
     r->finalized = true;
+    /* The process's last rank gives back what the library holds in the
+     * device's context, and no rank of the process returns before that:
+     * programs may reset or destroy the context after MPI_Finalize (the OSU
+     * benchmarks call cudaDeviceReset), and releasing objects of a reset
+     * context at exit crashed them. */
+    env_rank_leaves();
+    while (!atomic_load(&released_here))
+        p2p_poll();
     return err;
 }
 

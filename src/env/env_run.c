@@ -4,6 +4,7 @@
  * rank placed on this process, runs the PE scheduler until every rank has
  * returned, then flushes, fences and tears everything down. */
 #include "pt2pt/p2p_api.h"
+#include "env/env_finalize.h"
 #include "coll/coll_nb.h"
 #include "env/env_args.h"
 #include "env/env_crash.h"
@@ -34,6 +35,8 @@ static void rank_body(void *arg)
     r->exit_code = s->user_main(r->argc, r->argv);
     if (r->initialized && !r->finalized)
         util_warn("rank %d returned from main without calling MPI_Finalize", r->world);
+    if (!r->finalized)
+        env_rank_leaves(); /* ranks waiting at MPI_Finalize's end wait for this one too */
 }
 
 static char **copy_argv(int argc, char **argv)
@@ -158,7 +161,10 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         ucx_close();
         /* nobody destroys its worker while a peer may still flush into it */
         ucx_pmix_fence_progress(ucx_progress);
-        ucx_fini();
+        /* a program that reset the device after MPI_Finalize destroyed
+         * UCX's streams, events and mappings with it: leave them be */
+        if (!gpu_context_lost())
+            ucx_fini();
     }
     shm_fini(); /* after the last fence: nobody writes into the rings any more */
     p2p_cma_fini();

@@ -38,6 +38,18 @@ int gpu_init(int local_rank, int local_size);
  * GPU current than the one gpu_init chose (see gpu_device.c). */
 void gpu_check_app_device(void);
 void gpu_finalize(void);
+/* Gives back everything this library made in the device's context (IPC
+ * mappings, streams, events, the kernels' module, scratch blocks) while the
+ * context still holds them; the context itself stays retained until
+ * gpu_finalize.  MPI_Finalize of the process's last rank calls it: programs
+ * reset the device after MPI_Finalize (the OSU benchmarks call
+ * cudaDeviceReset), which destroys those objects, and destroying them again
+ * afterwards crashed.  Any later use re-creates what it needs. */
+void gpu_release(void);
+/* True when the device's context was reset or destroyed behind our back
+ * (a probe allocation made at gpu_init is gone): then the objects UCX made
+ * in it are gone too, and tearing them down would touch dead handles. */
+bool gpu_context_lost(void);
 
 /* driver loaded and >= 1 device; inline because every send and receive asks */
 extern bool gpu_is_on;

@@ -79,6 +79,10 @@ static int fail(const char *what, CUresult r)
     return -1;
 }
 
+static bool released;      /* gpu_release ran since gpu_init */
+static CUdeviceptr sentinel; /* a small allocation that only a reset frees */
+static uint64_t sentinel_id; /* its buffer id: unique, never reused */
+
 int gpu_init(int local_rank, int local_size)
 {
     if (gpu_state.on)
@@ -120,7 +124,13 @@ int gpu_init(int local_rank, int local_size)
     gpu_state.cu_device = dev;
     gpu_state.ctx = ctx;
     gpu_state.generation++;
+    released = false;
     cache_setup();
+    /* (the unit tests' fake drivers have no PointerGetAttribute: no probe) */
+    if (!gpu_drv.PointerGetAttribute || gpu_drv.MemAlloc(&sentinel, 64) != GPU_CU_SUCCESS)
+        sentinel = 0;
+    else if (gpu_drv.PointerGetAttribute(&sentinel_id, GPU_CU_PTR_ATTR_BUFFER_ID, sentinel) != GPU_CU_SUCCESS)
+        sentinel_id = 0;
     gpu_state.on = gpu_is_on = true;
     if (verbose())
         fprintf(stderr,
@@ -152,15 +162,45 @@ void gpu_check_app_device(void)
             gpu_state.device, (int)dev, (int)dev);
 }
 
-void gpu_finalize(void)
+void gpu_release(void)
 {
     if (!gpu_state.on)
         return;
-    gpu_state.on = gpu_is_on = false;
+    released = true;
+    CUcontext previous;
+    bool entered = gpu_ctx_enter(&previous) == 0;
     gpu_ipc_fini();
     gpu_reduce_fini(); /* the collectives' kernels, streams and scratch */
     gpu_mem_fini();
     gpu_copy_fini();
+    if (entered)
+        gpu_ctx_leave(previous);
+    /* per-thread streams and attachments of before are gone: a later use
+     * makes new ones */
+    gpu_state.generation++;
+}
+
+bool gpu_context_lost(void)
+{
+    uint64_t id = 0;
+    return gpu_state.on && sentinel &&
+           (gpu_drv.PointerGetAttribute(&id, GPU_CU_PTR_ATTR_BUFFER_ID, sentinel) != GPU_CU_SUCCESS ||
+            id != sentinel_id);
+}
+
+void gpu_finalize(void)
+{
+    if (!gpu_state.on)
+        return;
+    /* after MPI_Finalize's release the program may have reset the device:
+     * then nothing of ours is left, and the old handles must not be used */
+    bool lost = gpu_context_lost();
+    if (!released && !lost)
+        gpu_release();
+    if (sentinel && !lost)
+        gpu_drv.MemFree(sentinel);
+    sentinel = 0;
+    gpu_state.on = gpu_is_on = false;
     gpu_cache_fini();
     CUcontext cur = NULL;
     if (gpu_drv.CtxGetCurrent(&cur) == GPU_CU_SUCCESS && cur == gpu_state.ctx)
