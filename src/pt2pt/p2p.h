@@ -337,6 +337,8 @@ void p2p_env_pool_drain(void); /* at exit */
  * collective step: the answer without a GPU (or for 0 bytes) is given in
  * line, a call cost more than that test. */
 bool p2p_classify_device(const void *buf, size_t bytes);
+/* what UCX is told a device payload's memory is (cudaMalloc'd or managed) */
+ucx_mem_t p2p_ucx_mem(const void *buf, size_t bytes);
 static inline bool p2p_is_device(const void *buf, size_t bytes)
 {
     return __builtin_expect(gpu_enabled(), 0) && bytes != 0 && p2p_classify_device(buf, bytes);

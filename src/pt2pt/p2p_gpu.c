@@ -18,11 +18,23 @@ typedef struct p2p_copy {
     void *then_arg;
 } p2p_copy_t;
 
+/* Managed memory counts as device memory: it travels by the copy engine
+ * (or by UCX told it is managed), never by the CPU paths (eager memcpy,
+ * process_vm_readv), whatever its pages' place at the moment -- the copy
+ * engine reads and writes it correctly wherever they are, while CPU copies
+ * fault its pages over one by one (docs/gpu.md). */
 bool p2p_classify_device(const void *buf, size_t bytes)
 {
     gpu_mem_t m;
     gpu_classify(buf, bytes, &m);
-    return m.kind == GPU_MEM_DEVICE;
+    return m.kind == GPU_MEM_DEVICE || m.kind == GPU_MEM_MANAGED;
+}
+
+ucx_mem_t p2p_ucx_mem(const void *buf, size_t bytes)
+{
+    gpu_mem_t m;
+    gpu_classify(buf, bytes, &m);
+    return m.kind == GPU_MEM_DEVICE ? UCX_MEM_CUDA : m.kind == GPU_MEM_MANAGED ? UCX_MEM_CUDA_MANAGED : UCX_MEM_HOST;
 }
 
 static void finish(p2p_copy_t *c)

@@ -159,7 +159,7 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
             return;
         }
         void *target = q->buf;
-        ucx_mem_t mem = q->dev ? UCX_MEM_CUDA : UCX_MEM_HOST;
+        ucx_mem_t mem = q->dev ? p2p_ucx_mem(q->buf, n) : UCX_MEM_HOST;
         if (n < msg->size || (q->dev && !p2p_proc.ucx_cuda)) {
             /* a payload longer than the buffer lands whole in a bounce buffer
              * so nothing past the user's buffer is written; without a

@@ -143,7 +143,7 @@ static void send_remote(p2p_req_t *q, int dst_world)
             return;
         if (p2p_proc.ucx_cuda) {
             /* the device payload goes to UCX as is, always by rendezvous */
-            mem = UCX_MEM_CUDA;
+            mem = p2p_ucx_mem(q->buf, q->bytes);
             tag_type = UCX_TAG_DEVICE;
             goto rendezvous;
         }

@@ -31,7 +31,7 @@ struct ucx_op {
     ucx_done_fn done;
 };
 
-typedef enum { UCX_MEM_HOST = 0, UCX_MEM_CUDA = 1 } ucx_mem_t;
+typedef enum { UCX_MEM_HOST = 0, UCX_MEM_CUDA = 1, UCX_MEM_CUDA_MANAGED = 2 } ucx_mem_t;
 
 /* pt2pt takes each arriving envelope itself, inside the AM
  * callback (where it must not call UCX).  The envelope is hdr[hlen] followed

@@ -179,7 +179,9 @@ static int started(ucs_status_ptr_t r, const char *what)
 
 static ucs_memory_type_t mem_type(ucx_mem_t m)
 {
-    return m == UCX_MEM_CUDA ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
+    return m == UCX_MEM_CUDA           ? UCS_MEMORY_TYPE_CUDA
+           : m == UCX_MEM_CUDA_MANAGED ? UCS_MEMORY_TYPE_CUDA_MANAGED
+                                       : UCS_MEMORY_TYPE_HOST;
 }
 
 /* Envelopes travel as UCX active messages (id UCX_AM_ENVELOPE), always
