@@ -81,7 +81,9 @@ typedef struct {
 } gpu_cu_ipc_handle_t;
 #define GPU_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 1
 #define GPU_CU_PTR_ATTR_BUFFER_ID 7 /* unique per allocation, never reused */
+#define GPU_CU_PTR_ATTR_IS_LEGACY_IPC 10 /* 1: cuIpcGetMemHandle describes the allocation */
 #ifdef HAVE_CUDA_H
+_Static_assert(GPU_CU_PTR_ATTR_IS_LEGACY_IPC == CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, "cuda.h");
 _Static_assert(sizeof(gpu_cu_ipc_handle_t) == sizeof(CUipcMemHandle), "cuda.h");
 _Static_assert(GPU_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS == CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, "cuda.h");
 _Static_assert(GPU_CU_PTR_ATTR_BUFFER_ID == CU_POINTER_ATTRIBUTE_BUFFER_ID, "cuda.h");

@@ -73,8 +73,16 @@ static export_t *export_add(uintptr_t p)
     export_t e = { .base = (uintptr_t)base, .end = (uintptr_t)base + size };
     if (!buffer_id_of(e.base, &e.buffer_id))
         return NULL;
-    /* pool (cudaMallocAsync) and VMM memory refuse: remember that too */
-    e.exportable = gpu_drv.IpcGetMemHandle(&e.handle, base) == GPU_CU_SUCCESS;
+    /* The legacy IPC calls are for cuMemAlloc'd memory: a handle of
+     * stream-ordered pool memory (cudaMallocAsync) or a VMM allocation, if
+     * the driver gave one, would describe the pool's or the mapping's block
+     * rather than this allocation, and a peer reading at our offset into
+     * its mapping would read another buffer.  The driver's attribute says
+     * which memory qualifies; remember the answer either way. */
+    int legacy = 1;
+    if (gpu_drv.PointerGetAttribute(&legacy, GPU_CU_PTR_ATTR_IS_LEGACY_IPC, base) != GPU_CU_SUCCESS)
+        legacy = 1; /* drivers that do not know the attribute predate pools */
+    e.exportable = legacy && gpu_drv.IpcGetMemHandle(&e.handle, base) == GPU_CU_SUCCESS;
     int slot = nexports < EXPORT_MAX ? nexports++ : (export_next++ % EXPORT_MAX);
     exports[slot] = e;
     return &exports[slot];
