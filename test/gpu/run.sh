@@ -18,7 +18,8 @@
 # AMPI_BUILD (binaries and logs go to $AMPI_BUILD/gpu; default $repo/.build),
 # CUDA_HOME (default /usr/local/cuda), MPICC / MPIRUN (override the compiler
 # / launcher of the chosen mode).  The programs read GPU_TEST_MAX_BYTES
-# (smaller largest message) and GPU_TEST_VERBOSE=1 (gpu_pt2pt: every case).
+# (smaller largest message) and GPU_TEST_VERBOSE=1 (gpu_pt2pt: every case);
+# GPU_MEMKIND_STRESS=N adds gpu_memkind runs repeating it N times.
 #
 # Output: one PASS/FAIL/SKIP line per case, then a summary line.  Without an
 # NVIDIA GPU (nvidia-smi -L) every program is skipped and the exit status is
@@ -26,7 +27,7 @@
 
 set -u
 
-PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll gpu_rma'
+PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll gpu_rma gpu_memkind'
 MATRIX='1x1 1x4 2x2 2x8'
 OMPI_NPS='1 2'
 RUN_TIMEOUT=120   # ampirun --timeout
@@ -221,6 +222,30 @@ if has gpu_pt2pt; then
         --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_pt2pt"
 fi
 
+# Every pair of memory kinds (gpu_memkind): four processes (2 per GPU on a
+# two-GPU machine), and each route between processes with four ranks a
+# process -- the UCX route, the IPC route pushing or pulling at every size,
+# the staging fallback below -- up to 1 MiB.  GPU_MEMKIND_STRESS=N: each of
+# -np 2, -np 4, -np 1 +vp 4 and -np 2 +vp 8 once more, repeating the whole
+# test N times (MEMKIND_REPEAT) up to 1 MiB.
+if has gpu_memkind; then
+    run_case "gpu/gpu_memkind np=4 vp=4" gpu_memkind "$logdir/gpu_memkind.np4.log" \
+        "$launcher" --timeout "$RUN_TIMEOUT" -np 4 +vp 4 "$bindir/gpu_memkind"
+    for route in ucx:AMPI_GPU_IPC=0 ipc-push-always:AMPI_GPU_IPC_PUSH_MIN=0 ipc-pull-always:AMPI_GPU_IPC_PUSH=0; do
+        run_case "gpu/gpu_memkind-${route%%:*} np=2 vp=8" gpu_memkind "$logdir/gpu_memkind.${route%%:*}.log" \
+            env "${route#*:}" GPU_TEST_MAX_BYTES=1048576 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 8 \
+            "$bindir/gpu_memkind"
+    done
+    if [ -n "${GPU_MEMKIND_STRESS:-}" ]; then
+        for pv in 2x2 4x4 1x4 2x8; do
+            p=${pv%x*} v=${pv#*x}
+            run_case "gpu/gpu_memkind-stress$GPU_MEMKIND_STRESS np=$p vp=$v" gpu_memkind \
+                "$logdir/gpu_memkind.stress.np$p.vp$v.log" env MEMKIND_REPEAT="$GPU_MEMKIND_STRESS" \
+                GPU_TEST_MAX_BYTES=1048576 "$launcher" --timeout 600 -np "$p" +vp "$v" "$bindir/gpu_memkind"
+        done
+    fi
+fi
+
 # The host-staging fallback: a UCX without CUDA and no IPC route.  Without
 # --fallback, the system's UCX is used when it has no CUDA transport (the GPU
 # machine's image is such a case).
@@ -240,6 +265,12 @@ if [ -n "$fallback" ]; then
             env AMPI_GPU_IPC=0 LD_LIBRARY_PATH="$fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
             "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 \
             "$bindir/gpu_pt2pt"
+        if has gpu_memkind; then
+            run_case "gpu/gpu_memkind-fallback np=2 vp=8" gpu_memkind "$logdir/gpu_memkind.fallback.log" \
+                env AMPI_GPU_IPC=0 GPU_TEST_MAX_BYTES=1048576 \
+                LD_LIBRARY_PATH="$fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+                "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_memkind"
+        fi
         # small chunks: many chunks per message, every slot reused
         run_case "gpu/gpu_pt2pt-fallback-chunk64K np=2 vp=8" gpu_pt2pt \
             "$logdir/gpu_pt2pt.fallback64k.log" \

@@ -1,0 +1,386 @@
+/* gpu_memkind.c - every pair of memory kinds, many messages in flight.
+ *
+ * Kinds: pageable host (malloc), pinned host (cudaMallocHost), device
+ * (cudaMalloc), stream-ordered pool memory (cudaMallocAsync from the
+ * device's default pool and from a pool of our own), managed memory
+ * (cudaMallocManaged; on odd repetitions its pages are moved to the GPU
+ * before use) and, where a second GPU is visible, device memory of that
+ * other GPU.  For every (send kind, receive kind) and size from 0 B to
+ * 64 MiB (4 MiB + 3 B with more than 2 ranks a process, unless
+ * GPU_TEST_MAX_BYTES says otherwise), each rank sends 32 messages (fewer
+ * above 1 MiB: at most 32 MiB in flight) to the rank `shift` places on and receives as many from the rank
+ * `shift` places back, for shift 1 (a rank of the same process when a
+ * process has several) and size/2 (another process when there are two):
+ * all receives are posted first, then all sends, and the requests are
+ * waited for in reverse order.  Every byte of every message is compared
+ * with a pattern of (source, destination, size, slot), and the 64 bytes
+ * before and after each message in the receive allocation must keep their
+ * poison.  A wrong message is described (first wrong byte, how many, and
+ * whether they hold the poison -- never written -- or another slot's or
+ * another rank's data) so that a failure names its cause.
+ *
+ * Buffers are allocated afresh for every (kinds, size) and pool memory is
+ * freed without waiting (cudaFreeAsync), as applications do: the next
+ * allocation may get the same memory back, and a library that still
+ * touched it, or kept a stale description of it, delivers wrong bytes.
+ *
+ * Environment: MEMKIND_REPEAT=N repeats the whole (stress mode);
+ * MEMKIND_KINDS=host,pinned,device,pool,userpool,managed,peer picks kinds;
+ * MEMKIND_SIZES=0,65536,... picks sizes; GPU_TEST_MAX_BYTES caps them.
+ */
+#include "gputest.h"
+
+#define KiB ((size_t)1024)
+#define MiB (1024 * KiB)
+#define SLOTS 32
+#define INFLIGHT_BYTES (32 * MiB)
+#define ALIGN 256
+
+enum { K_HOST, K_PINNED, K_DEVICE, K_POOL, K_USERPOOL, K_MANAGED, K_PEER, K_COUNT };
+static const char *const kind_name[K_COUNT] = {"host", "pinned", "device", "pool",
+                                               "userpool", "managed", "peer"};
+
+static const size_t default_sizes[] = {0,        1,        8,         100,     4096,
+                                       8193,     65536,    512 * KiB - 8, 512 * KiB,
+                                       1 * MiB,  4 * MiB + 3, 16 * MiB, 64 * MiB};
+
+typedef struct {
+    int rank, size, dev, peer_dev; /* peer_dev: another visible GPU, or -1 */
+    int rep;
+    cudaStream_t stream;           /* this rank's stream for pool memory */
+    cudaMemPool_t pool;            /* a pool of our own */
+    unsigned char *stage;          /* pinned, for device <-> host copies */
+    size_t stage_cap;
+} ctx_t;
+
+typedef struct {
+    unsigned char *p;
+    size_t cap;
+    int kind;
+    void *spacer; /* pool kinds: a smaller allocation made first */
+} mem_t;
+
+static int is_dev_kind(int k) { return k == K_DEVICE || k == K_POOL || k == K_USERPOOL || k == K_PEER; }
+
+static mem_t mem_alloc(ctx_t *c, size_t cap, int kind)
+{
+    mem_t m = {NULL, cap ? cap : 1, kind, NULL};
+    /* Pool memory: a small allocation first, so that the buffer lies at an
+     * offset inside a block of the pool, next to other allocations (as
+     * when several ranks of a process allocate from one pool), at an
+     * offset that changes with the repetition. */
+    if (kind == K_POOL)
+        GT_CUDA(cudaMallocAsync(&m.spacer, 256 * (size_t)(1 + c->rep % 7), c->stream));
+    if (kind == K_USERPOOL)
+        GT_CUDA(cudaMallocFromPoolAsync(&m.spacer, 256 * (size_t)(1 + c->rep % 7), c->pool, c->stream));
+    switch (kind) {
+    case K_HOST: m.p = gt_malloc(m.cap); break;
+    case K_PINNED: GT_CUDA(cudaMallocHost((void **)&m.p, m.cap)); break;
+    case K_DEVICE: GT_CUDA(cudaMalloc((void **)&m.p, m.cap)); break;
+    case K_POOL:
+        GT_CUDA(cudaMallocAsync((void **)&m.p, m.cap, c->stream));
+        GT_CUDA(cudaStreamSynchronize(c->stream));
+        break;
+    case K_USERPOOL:
+        GT_CUDA(cudaMallocFromPoolAsync((void **)&m.p, m.cap, c->pool, c->stream));
+        GT_CUDA(cudaStreamSynchronize(c->stream));
+        break;
+    case K_MANAGED: GT_CUDA(cudaMallocManaged((void **)&m.p, m.cap, cudaMemAttachGlobal)); break;
+    case K_PEER:
+        GT_CUDA(cudaSetDevice(c->peer_dev));
+        GT_CUDA(cudaMalloc((void **)&m.p, m.cap));
+        GT_CUDA(cudaSetDevice(c->dev));
+        break;
+    }
+    return m;
+}
+
+static void mem_free(ctx_t *c, mem_t *m)
+{
+    switch (m->kind) {
+    case K_HOST: free(m->p); break;
+    case K_PINNED: GT_CUDA(cudaFreeHost(m->p)); break;
+    case K_DEVICE:
+    case K_PEER:
+    case K_MANAGED: GT_CUDA(cudaFree(m->p)); break;
+    case K_POOL:
+    case K_USERPOOL:
+        GT_CUDA(cudaFreeAsync(m->p, c->stream)); /* no wait */
+        GT_CUDA(cudaFreeAsync(m->spacer, c->stream));
+        break;
+    }
+    m->p = NULL;
+}
+
+/* Managed memory: on odd repetitions move its pages to our GPU, so that the
+ * library meets it both host-resident and device-resident. */
+static void managed_place(ctx_t *c, mem_t m)
+{
+    if (m.kind != K_MANAGED || c->rep % 2 == 0)
+        return;
+#if CUDART_VERSION >= 13000
+    struct cudaMemLocation loc = {cudaMemLocationTypeDevice, c->dev};
+    GT_CUDA(cudaMemPrefetchAsync(m.p, m.cap, loc, 0, c->stream));
+#else
+    GT_CUDA(cudaMemPrefetchAsync(m.p, m.cap, c->dev, c->stream));
+#endif
+    GT_CUDA(cudaStreamSynchronize(c->stream));
+}
+
+/* Copy n bytes of host memory into m at off (all of them written before the
+ * buffer goes to MPI). */
+static void mem_put(mem_t m, size_t off, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    if (is_dev_kind(m.kind)) {
+        GT_CUDA(cudaMemcpy(m.p + off, src, n, cudaMemcpyHostToDevice));
+        GT_CUDA(cudaDeviceSynchronize());
+    } else {
+        memcpy(m.p + off, src, n);
+    }
+}
+
+static void mem_set(ctx_t *c, mem_t m, int byte, size_t n)
+{
+    if (is_dev_kind(m.kind)) {
+        if (m.kind == K_PEER) /* cudaMemset works on the current device's memory */
+            GT_CUDA(cudaSetDevice(c->peer_dev));
+        GT_CUDA(cudaMemset(m.p, byte, n));
+        GT_CUDA(cudaDeviceSynchronize());
+        if (m.kind == K_PEER)
+            GT_CUDA(cudaSetDevice(c->dev));
+    } else {
+        memset(m.p, byte, n);
+    }
+}
+
+/* The whole of m readable by the CPU. */
+static const unsigned char *mem_view(ctx_t *c, mem_t m, size_t n)
+{
+    if (!is_dev_kind(m.kind))
+        return m.p;
+    if (n > c->stage_cap) {
+        GT_CUDA(cudaFreeHost(c->stage));
+        GT_CUDA(cudaMallocHost((void **)&c->stage, n));
+        c->stage_cap = n;
+    }
+    if (n)
+        GT_CUDA(cudaMemcpy(c->stage, m.p, n, cudaMemcpyDeviceToHost));
+    return c->stage;
+}
+
+static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
+
+static uint64_t seed_of(int src, int dst, size_t n, int slot) { return gt_seed((uint64_t)src, (uint64_t)dst, n, (uint64_t)slot); }
+
+/* Whose data is at byte `off` of a wrong message: another slot's or
+ * another source's pattern of the same size, or the poison. */
+static void describe(ctx_t *c, const unsigned char *got, size_t n, long bad, char *out, size_t outsz)
+{
+    size_t w = (size_t)bad / 8, len = n - w * 8 < 8 ? n - w * 8 : 8;
+    uint64_t x = 0;
+    memcpy(&x, got + w * 8, len);
+    for (int s = 0; s < c->size; s++)
+        for (int slot = 0; slot < SLOTS; slot++) {
+            uint64_t y = gt_word(seed_of(s, c->rank, n, slot), w);
+            if (len == 8 ? y == x : memcmp(&y, &x, len) == 0) {
+                snprintf(out, outsz, "holds word %zu of the message from rank %d, slot %d", w, s, slot);
+                return;
+            }
+        }
+    uint64_t poison = 0x0101010101010101ull * GT_POISON;
+    if (memcmp(&poison, &x, len) == 0)
+        snprintf(out, outsz, "holds the poison (never written)");
+    else
+        snprintf(out, outsz, "holds 0x%016llx: nobody's pattern", (unsigned long long)x);
+}
+
+static int check_slot(ctx_t *c, const char *what, const unsigned char *area, size_t n, int src, int slot)
+{
+    int errs = 0, got = 0, want = 0;
+    uint64_t seed = seed_of(src, c->rank, n, slot);
+    const unsigned char *msg = area + GT_GUARD;
+    long bad = gt_pattern_diff(msg, n, seed, &got, &want);
+    if (bad >= 0) {
+        size_t wrong = 0, lastbad = (size_t)bad;
+        for (size_t off = (size_t)bad / 8 * 8; off < n; off += 8) {
+            uint64_t x = gt_word(seed, off / 8), y = 0;
+            size_t len = n - off < 8 ? n - off : 8;
+            memcpy(&y, msg + off, len);
+            if (memcmp(&x, &y, len) != 0) {
+                wrong += 8;
+                lastbad = off;
+            }
+        }
+        char why[160];
+        describe(c, msg, n, bad, why, sizeof why);
+        errs += gt_fail(c->rank, "%s slot %d from rank %d: byte %ld of %zu is 0x%02x, expected 0x%02x; "
+                        "~%zu bytes wrong, the last near %zu; the first wrong word %s",
+                        what, slot, src, bad, n, got, want, wrong, lastbad, why);
+    }
+    long g = gt_bytes_diff(area, GT_GUARD, GT_POISON);
+    if (g >= 0)
+        errs += gt_fail(c->rank, "%s slot %d: guard byte %ld before the message was overwritten", what, slot, g);
+    g = gt_bytes_diff(msg + n, GT_GUARD, GT_POISON);
+    if (g >= 0)
+        errs += gt_fail(c->rank, "%s slot %d: byte %ld past the message of %zu bytes was overwritten", what, slot,
+                        g, n);
+    return errs;
+}
+
+/* One (send kind, receive kind, size, shift) exchange. */
+static int exchange(ctx_t *c, int sk, int rk, size_t n, int shift, unsigned char *pattern)
+{
+    int dst = (c->rank + shift) % c->size, src = (c->rank - shift + c->size) % c->size;
+    int slots = n ? (int)(INFLIGHT_BYTES / n) : SLOTS;
+    if (slots > SLOTS)
+        slots = SLOTS;
+    if (slots < 1)
+        slots = 1;
+    size_t sstride = round_up(n ? n : 1), rstride = round_up(n + 2 * GT_GUARD);
+    mem_t s = mem_alloc(c, sstride * (size_t)slots, sk);
+    mem_t r = mem_alloc(c, rstride * (size_t)slots, rk);
+    /* send data: the pattern of (us, dst, n, slot) in each slot */
+    for (int k = 0; k < slots; k++) {
+        gt_pattern(pattern, n, seed_of(c->rank, dst, n, k));
+        mem_put(s, sstride * (size_t)k, pattern, n);
+    }
+    mem_set(c, r, GT_POISON, rstride * (size_t)slots);
+    managed_place(c, s);
+    managed_place(c, r);
+
+    char what[160];
+    snprintf(what, sizeof what, "rep %d, %s -> %s, %zu B, shift %d (rank %d -> %d)", c->rep, kind_name[sk],
+             kind_name[rk], n, shift, src, c->rank);
+    int errs = 0, tag0 = (int)(n % 1000) * SLOTS;
+    MPI_Request req[2 * SLOTS];
+    for (int k = 0; k < slots; k++)
+        errs += GT_MPI(c->rank, what,
+                       MPI_Irecv(r.p + rstride * (size_t)k + GT_GUARD, (int)n, MPI_BYTE, src, tag0 + k,
+                                 MPI_COMM_WORLD, &req[k]));
+    for (int k = 0; k < slots; k++)
+        errs += GT_MPI(c->rank, what,
+                       MPI_Isend(s.p + sstride * (size_t)k, (int)n, MPI_BYTE, dst, tag0 + k, MPI_COMM_WORLD,
+                                 &req[slots + k]));
+    for (int k = 2 * slots - 1; k >= 0; k--) { /* waits in reverse order */
+        MPI_Status st;
+        errs += GT_MPI(c->rank, what, MPI_Wait(&req[k], &st));
+        if (k < slots)
+            errs += gt_check_status(c->rank, what, &st, MPI_BYTE, src, tag0 + k, (int)n);
+    }
+    const unsigned char *view = mem_view(c, r, rstride * (size_t)slots);
+    for (int k = 0; k < slots; k++)
+        errs += check_slot(c, what, view + rstride * (size_t)k, n, src, k);
+    mem_free(c, &s);
+    mem_free(c, &r);
+    return errs;
+}
+
+static int parse_list(const char *env, const char *const names[], int count, int *on)
+{
+    const char *v = getenv(env);
+    if (!v || !*v) {
+        for (int i = 0; i < count; i++)
+            on[i] = 1;
+        return 0;
+    }
+    for (int i = 0; i < count; i++) {
+        const char *p = strstr(v, names[i]);
+        size_t len = strlen(names[i]);
+        /* whole words only ("pool" must not match "userpool") */
+        while (p && !((p == v || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')))
+            p = strstr(p + 1, names[i]);
+        on[i] = p != NULL;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, errs = 0;
+    gt_init(&argc, &argv, &rank, &size);
+    ctx_t c = {.rank = rank, .size = size, .peer_dev = -1};
+    GT_CUDA(cudaGetDevice(&c.dev));
+    int ndev = 0;
+    GT_CUDA(cudaGetDeviceCount(&ndev));
+    if (ndev > 1)
+        c.peer_dev = (c.dev + 1) % ndev;
+    GT_CUDA(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = c.dev;
+    GT_CUDA(cudaMemPoolCreate(&c.pool, &props));
+
+    int on[K_COUNT];
+    parse_list("MEMKIND_KINDS", kind_name, K_COUNT, on);
+    if (c.peer_dev < 0)
+        on[K_PEER] = 0;
+    size_t sizes[64];
+    int nsizes = 0;
+    int local = 1;
+    const char *ls = getenv("AMPI_LOCAL_SIZE");
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    /* ranks per process: AMPI_LOCAL_SIZE counts processes of the node */
+    int per_proc = ls && atoi(ls) > 0 ? local / atoi(ls) : 1;
+    size_t max = gt_max_bytes(per_proc > 2 ? 4 * MiB + 3 : 64 * MiB);
+    const char *sv = getenv("MEMKIND_SIZES");
+    if (sv && *sv) {
+        for (char *end; *sv && nsizes < 64; sv = *end ? end + 1 : end) {
+            unsigned long long x = strtoull(sv, &end, 0);
+            if (end == sv)
+                break;
+            if (x <= max)
+                sizes[nsizes++] = (size_t)x;
+        }
+    } else {
+        for (size_t i = 0; i < sizeof default_sizes / sizeof default_sizes[0]; i++)
+            if (default_sizes[i] <= max)
+                sizes[nsizes++] = default_sizes[i];
+    }
+    int repeat = 1;
+    const char *rv = getenv("MEMKIND_REPEAT");
+    if (rv && atoi(rv) > 0)
+        repeat = atoi(rv);
+    int shifts[2] = {1, size / 2}, nshifts = size / 2 > 1 ? 2 : 1;
+    if (size == 1)
+        shifts[0] = 0; /* a rank with itself */
+
+    size_t biggest = 0;
+    for (int i = 0; i < nsizes; i++)
+        biggest = sizes[i] > biggest ? sizes[i] : biggest;
+    unsigned char *pattern = gt_malloc(biggest ? biggest : 1);
+    c.stage_cap = 0;
+    c.stage = NULL;
+    GT_CUDA(cudaMallocHost((void **)&c.stage, 1));
+
+    long cases = 0;
+    for (c.rep = 0; c.rep < repeat; c.rep++) {
+        for (int i = 0; i < nsizes; i++)
+            for (int sk = 0; sk < K_COUNT; sk++)
+                for (int rk = 0; rk < K_COUNT; rk++) {
+                    if (!on[sk] || !on[rk])
+                        continue;
+                    for (int h = 0; h < nshifts; h++) {
+                        errs += exchange(&c, sk, rk, sizes[i], shifts[h], pattern);
+                        cases++;
+                    }
+                }
+        if (errs && getenv("MEMKIND_STOP_ON_ERROR"))
+            break;
+    }
+    if (rank == 0)
+        gt_note("gpu_memkind: %ld exchanges of %d messages at most per rank, %d repetition(s), %d GPU(s)", cases,
+                SLOTS, repeat, ndev);
+    free(pattern);
+    GT_CUDA(cudaFreeHost(c.stage));
+    GT_CUDA(cudaStreamSynchronize(c.stream));
+    GT_CUDA(cudaStreamDestroy(c.stream));
+    GT_CUDA(cudaMemPoolDestroy(c.pool));
+    return gt_finish(rank, errs, "gpu_memkind");
+}
