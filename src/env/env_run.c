@@ -11,10 +11,12 @@
 #include "rma/rma.h"
 #include "gpu/gpu.h"
 #include "rank/rank_place.h"
+#include "rank/rank_stack.h"
 #include "shm/shm.h"
 #include "ucx/ucx_pmix.h"
 #include "core/core_settings.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +139,9 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         r->argv = copy_argv(argc, argv);
         r->ult = rank_ult_create(&p2p_proc.pe, 0, rank_body, &starts[i]);
         if (!r->ult)
-            util_fatal("cannot create the thread of rank %d (stack allocation failed)", r->world);
+            util_fatal("cannot create the thread of rank %d: no memory for its %zu-byte stack (%s; "
+                       "a smaller AMPI_STACK_SIZE or more processes help)", r->world, rank_stack_default_size(),
+                       strerror(errno));
         r->ult->user = r;
         r->ult->id = r->world;
     }

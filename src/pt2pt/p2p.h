@@ -55,6 +55,7 @@
 #include "comm/comm.h"
 #include "gpu/gpu.h"
 #include "pt2pt/p2p_match.h"
+#include "pt2pt/p2p_seq.h"
 #include "rank/rank_ult.h"
 #include "shm/shm.h"
 #include "ucx/ucx.h"
@@ -180,8 +181,8 @@ struct p2p_rank {
     int world;                /* world rank */
     rank_ult_t *ult;
     p2p_queue_t posted, unexpected;
-    uint32_t *send_seq;       /* by destination world rank (remote ones) */
-    uint32_t *recv_seq;       /* by source world rank */
+    p2p_seq_t send_seq;       /* by destination world rank (remote ones) */
+    p2p_seq_t recv_seq;       /* by source world rank */
     util_dlist_t stash;       /* envelopes that arrived ahead of their turn */
     bool probing;             /* blocked in Probe: wake on unexpected arrivals */
     p2p_req_t *free_reqs;
@@ -441,11 +442,11 @@ static inline bool p2p_short_to_ring(int proc, p2p_rank_t *r, uint32_t ctx, int 
     uint32_t kind_word;
     memcpy(&kind_word, kind, sizeof kind_word);
     p2p_u32x4 head = { kind_word, ctx, (uint32_t)src, (uint32_t)tag };
-    p2p_u32x4 rest = { (uint32_t)tag, (uint32_t)r->world, (uint32_t)dst_world, r->send_seq[dst_world] };
+    p2p_u32x4 rest = { (uint32_t)tag, (uint32_t)r->world, (uint32_t)dst_world, *p2p_seq(&r->send_seq, dst_world) };
     shm_cell_t *cell = shm_reserve(proc, sizeof(p2p_wire_short_t) + bytes);
     if (!cell)
         return false;
-    r->send_seq[dst_world]++;
+    (*p2p_seq(&r->send_seq, dst_world))++;
     memcpy(cell->bytes, &head, sizeof head);
     memcpy(cell->bytes + 12, &rest, sizeof rest);
     util_copy_small(cell->bytes + sizeof(p2p_wire_short_t), buf, bytes); /* 0 bytes: buf may be NULL */
@@ -458,7 +459,7 @@ static inline bool p2p_short_to_ring(int proc, p2p_rank_t *r, uint32_t ctx, int 
 static inline p2p_wire_short_t p2p_wire_short_next(p2p_rank_t *r, const comm_t *c, int tag, int dst_world)
 {
     return (p2p_wire_short_t){ .kind = P2P_WIRE_EAGER_SHORT, .ctx = c->ctx, .src = c->rank, .tag = tag,
-                               .src_world = r->world, .dst_world = dst_world, .seq = r->send_seq[dst_world]++ };
+                               .src_world = r->world, .dst_world = dst_world, .seq = (*p2p_seq(&r->send_seq, dst_world))++ };
 }
 
 #endif

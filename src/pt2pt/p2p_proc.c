@@ -64,7 +64,7 @@ static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k
         return false; /* p2p_env_arrived reports it */
     p2p_rank_t *r = p2p_local(k->dst_world);
     /* an earlier envelope from the same sender still has to enter first */
-    if (k->seq != r->recv_seq[k->src_world] || UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))
+    if (k->seq != *p2p_seq(&r->recv_seq, k->src_world) || UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))
         return false;
     p2p_mentry_t *e = p2p_posted_find(&r->posted, k->ctx, k->src, k->tag);
     if (!e)
@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k
     if (UTIL_UNLIKELY(q->dev))
         return false;
     p2p_posted_take(r, q);
-    r->recv_seq[k->src_world]++;
+    (*p2p_seq(&r->recv_seq, k->src_world))++;
     size_t n = p2p_fill_status(q, k->src, k->tag, size);
     util_copy_small(q->buf, payload, n);
     p2p_req_part_done(q);
@@ -207,9 +207,9 @@ void p2p_rank_init(p2p_rank_t *r, int world)
     p2p_queue_init(&r->unexpected);
     util_dlist_init(&r->stash);
     if (p2p_proc.nprocs > 1) {
-        r->send_seq = calloc((size_t)p2p_proc.nranks, sizeof *r->send_seq);
-        r->recv_seq = calloc((size_t)p2p_proc.nranks, sizeof *r->recv_seq);
-        if (!r->send_seq || !r->recv_seq)
+        bool dense = (size_t)p2p_proc.nlocal * (size_t)p2p_proc.nranks <= P2P_SEQ_DENSE_MAX;
+        if (p2p_seq_init(&r->send_seq, p2p_proc.nranks, dense) != 0 ||
+            p2p_seq_init(&r->recv_seq, p2p_proc.nranks, dense) != 0)
             util_fatal("out of memory");
     }
     comm_state_init(&r->comms, world, p2p_proc.nranks);
@@ -229,8 +229,8 @@ void p2p_rank_fini(p2p_rank_t *r)
         p2p_unexp_remove(&r->unexpected, &m->m);
         p2p_msg_free(m);
     }
-    free(r->send_seq);
-    free(r->recv_seq);
+    p2p_seq_fini(&r->send_seq);
+    p2p_seq_fini(&r->recv_seq);
     comm_state_fini(&r->comms);
 }
 

@@ -206,9 +206,9 @@ static void drain_stash(p2p_rank_t *r)
         moved = false;
         UTIL_DLIST_FOREACH(&r->stash, it) {
             p2p_msg_t *m = UTIL_CONTAINER_OF(it, p2p_msg_t, stash_link);
-            if (wire_of(m)->seq == r->recv_seq[m->src_world]) {
+            if (wire_of(m)->seq == *p2p_seq(&r->recv_seq, m->src_world)) {
                 util_dlist_remove(&m->stash_link);
-                r->recv_seq[m->src_world]++;
+                (*p2p_seq(&r->recv_seq, m->src_world))++;
                 incoming(r, m);
                 moved = true;
                 break;
@@ -271,11 +271,11 @@ void p2p_env_arrived(void *wire, size_t len)
         msg->payload_tag = h->payload_tag;
         msg->stage_chunk = (h->flags & P2P_WIRE_STAGED) ? h->chunk : 0;
     }
-    if (UTIL_UNLIKELY(h->seq != r->recv_seq[h->src_world])) {
+    if (UTIL_UNLIKELY(h->seq != *p2p_seq(&r->recv_seq, h->src_world))) {
         util_dlist_push_back(&r->stash, &msg->stash_link);
         return;
     }
-    r->recv_seq[h->src_world]++;
+    (*p2p_seq(&r->recv_seq, h->src_world))++;
     incoming(r, msg);
     if (UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))
         drain_stash(r);

@@ -124,7 +124,7 @@ static void send_remote(p2p_req_t *q, int dst_world)
     h->tag = q->tag;
     h->src_world = me->world;
     h->dst_world = dst_world;
-    h->seq = me->send_seq[dst_world]++;
+    h->seq = (*p2p_seq(&me->send_seq, dst_world))++;
     h->size = q->bytes;
     h->flags = 0;
     h->sreq = 0;

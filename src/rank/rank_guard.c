@@ -109,6 +109,13 @@ static void die_by(int sig, const siginfo_t *si)
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     const rank_ult_t *ult = si->si_code > 0 ? rank_guard_find(si->si_addr) : NULL;
+    /* A stack of a shared mapping (rank_stack.h) that overflows runs through
+     * the slots below it down to the mapping's one guard page, which is
+     * listed under the lowest slot's ULT: the rank that overflowed is the
+     * one running on this thread. */
+    const rank_ult_t *running = rank_self();
+    if (ult && running)
+        ult = running;
     if (ult) {
         report_overflow(ult);
         die_by(sig, si);

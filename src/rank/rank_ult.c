@@ -75,6 +75,11 @@ static inline void run_ult(rank_pe_t *pe, rank_ult_t *ult)
     rank_ctx_switch(&pe->sched_ctx, &ult->ctx);
     rank_san_switch_end(asan_save, NULL, NULL);
     pe->current = NULL;
+    /* a stack without a guard page of its own (rank_stack.h): checked at
+     * every switch, before a corrupted neighbour runs */
+    if (!rank_stack_canary_ok(&impl->stack))
+        util_fatal("rank %d overflowed its %zu-byte stack (set AMPI_STACK_SIZE to a larger size)", ult->id,
+                   impl->stack.size);
 }
 
 /* First function on every ULT stack (via rank_ctx_make). */

@@ -4,10 +4,14 @@
  *   mpi_prog segv|fpe|abort R  rank R dies of that signal, the others wait
  *   mpi_prog mpi_abort R       rank R calls MPI_Abort(MPI_COMM_WORLD, 7)
  *   mpi_prog hang              every rank waits for a message that never comes
+ *   mpi_prog quiet             hello without the per-rank lines; after the
+ *                              barrier each process prints "peak P kB" (its
+ *                              VmHWM) once
  *
- * Every rank prints "rank R pid P" after MPI_Init. */
+ * Every rank (but in quiet mode) prints "rank R pid P" after MPI_Init. */
 #include <mpi.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,13 +40,16 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "hello";
-    printf("rank %d pid %ld\n", rank, (long)getpid());
-    fflush(stdout);
+    bool quiet = strcmp(mode, "quiet") == 0;
+    if (!quiet) {
+        printf("rank %d pid %ld\n", rank, (long)getpid());
+        fflush(stdout);
+    }
     if (strcmp(mode, "hang") == 0) {
         /* a receive, not sleep(): the other ranks of the process run on */
         int x;
         MPI_Recv(&x, 1, MPI_INT, rank, 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (strcmp(mode, "hello") != 0) {
+    } else if (strcmp(mode, "hello") != 0 && !quiet) {
         int victim = argc > 2 ? atoi(argv[2]) : 0;
         if (rank == victim)
             die_in_rank(mode, rank);
@@ -53,6 +60,18 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("hello %d ranks\n", size);
+    /* once per process: the ranks of a process share its globals */
+    static bool peak_printed;
+    if (quiet && !peak_printed) {
+        peak_printed = true;
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        while (f && fgets(line, sizeof line, f))
+            if (strncmp(line, "VmHWM:", 6) == 0)
+                printf("peak %ld kB\n", strtol(line + 6, NULL, 10));
+        if (f)
+            fclose(f);
+    }
     MPI_Finalize();
     return 0;
 }

@@ -201,6 +201,23 @@ autotools_project() {
     pass launch/autotools_project
 }
 
+# +vp at scale: 40,000 ranks in one process (guard pages for every stack
+# stopped near 32,700: vm.max_map_count), and 2 x 10,000 ranks whose memory
+# grows linearly (per-peer tables by world rank made it 1.5 GB a process).
+vp_scale() {
+    local peak
+    RUN_LIMIT=150 run -np 1 +vp 40000 "$prog" quiet
+    [ "$rc" = 0 ] && has_line "$out" "hello 40000 ranks" ||
+        { fail launch/vp_scale "-np 1 +vp 40000: rc $rc: $(tail -3 "$err")"; return; }
+    RUN_LIMIT=150 run -np 2 +vp 20000 "$prog" quiet
+    [ "$rc" = 0 ] && has_line "$out" "hello 20000 ranks" && [ "$(count_lines "$out" '^peak [0-9]+ kB$')" = 2 ] ||
+        { fail launch/vp_scale "-np 2 +vp 20000: rc $rc: $(tail -3 "$out" "$err")"; return; }
+    peak=$(sed -n 's/^peak \([0-9]*\) kB$/\1/p' "$out" | sort -n | tail -1)
+    # about 16 KiB per local rank measured; 1.5 GB before
+    [ "$peak" -lt 600000 ] || { fail launch/vp_scale "-np 2 +vp 20000: $peak kB in one process"; return; }
+    pass launch/vp_scale
+}
+
 if build_prog; then
     vp_from_env
     vp_twice
@@ -215,9 +232,10 @@ if build_prog; then
     wrapper_flags
     cmake_project
     autotools_project
+    vp_scale
 else
     for c in vp_from_env vp_twice vp_bad_singleton mpiexec_timeout crash_segv crash_fpe crash_abort \
-        mpi_abort compat_options compat_names wrapper_flags cmake_project autotools_project; do
+        mpi_abort compat_options compat_names wrapper_flags cmake_project autotools_project vp_scale; do
         skip "launch/$c" "no installed ampicc (AMPI_PREFIX=${AMPI_PREFIX:-unset}): $(head -2 "$work/prog.build.log" 2>/dev/null)"
     done
 fi

@@ -73,7 +73,7 @@ run() {
     rm -rf "$work/tmp" && mkdir "$work/tmp"
     local t0
     t0=$(now_ms)
-    TMPDIR=$work/tmp timeout -k 2 15 "$ampirun" "$@" >"$out" 2>"$err" </dev/null
+    TMPDIR=$work/tmp timeout -k 2 "${RUN_LIMIT:-15}" "$ampirun" "$@" >"$out" 2>"$err" </dev/null
     rc=$?
     ms=$(($(now_ms) - t0))
     leftover=$(ls -A "$work/tmp")
