@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -34,6 +35,9 @@ static int report_fd = -1;
 static int this_proc;
 static atomic_int fired;
 
+static dev_t report_dev;
+static ino_t report_ino;
+
 static int launcher_fd(void)
 {
     const char *s = getenv("AMPI_LAUNCH_REPORT_FD");
@@ -41,7 +45,20 @@ static int launcher_fd(void)
         return -1;
     char *end;
     long fd = strtol(s, &end, 10);
-    return *end || fd < 3 || fd > 1 << 20 ? -1 : (int)fd;
+    struct stat st;
+    if (*end || fd < 3 || fd > 1 << 20 || fstat((int)fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return -1;
+    report_dev = st.st_dev;
+    report_ino = st.st_ino;
+    return (int)fd;
+}
+
+/* Still the launcher's pipe?  The program may have closed the descriptor
+ * and opened a file of its own under the same number since. */
+static bool report_fd_intact(void)
+{
+    struct stat st;
+    return report_fd >= 0 && fstat(report_fd, &st) == 0 && st.st_dev == report_dev && st.st_ino == report_ino;
 }
 
 void env_report_ranks(int proc, int first, int count)
@@ -228,7 +245,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
         }
         p = put_str(p, "\n");
         say(msg, (size_t)(p - msg));
-        if (report_fd >= 0 && u) {
+        if (u && report_fd_intact()) {
             p = put_str(msg, "signal ");
             p = put_num(p, this_proc);
             p = put_str(p, " ");

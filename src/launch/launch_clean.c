@@ -79,6 +79,12 @@ static void janitor(int fd, const char *tmpdir, const char *nspace)
     int nul = open("/dev/null", O_RDWR);
     for (int i = 0; i <= 2 && nul >= 0; i++)
         dup2(nul, i);
+    /* Nor any other descriptor ampirun was started with (a caller's pipe
+     * would otherwise stay open while the janitor waits). */
+    if (dup2(fd, 3) == 3)
+        fd = 3;
+    for (int i = 4; i < 1024; i++)
+        close(i);
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
