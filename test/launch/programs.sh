@@ -146,6 +146,8 @@ wrapper_flags() {
     got=$("$cc" -show -c x.c) && [[ $got == *" -I$inc "*"-c x.c"* ]] && [[ $got != *-lampi* ]] ||
         { fail launch/wrapper_flags "-show -c: $got"; return; }
     got=$("$cc" -showme x.c) && [[ $got == *"x.c"*"-lampi"* ]] || { fail launch/wrapper_flags "-showme: $got"; return; }
+    got=$("$cc" -show) && [[ $got == *" -I$inc "*"-lampi"* ]] || { fail launch/wrapper_flags "-show alone: $got"; return; }
+    got=$("$cc" -showme) && [[ $got == *" -I$inc "*"-lampi"* ]] || { fail launch/wrapper_flags "-showme alone: $got"; return; }
     got=$("$cc" --help) && [[ $got == *"-showme:compile"* ]] || { fail launch/wrapper_flags "--help: $got"; return; }
     got=$("$cc" -h) && [[ $got == *"Usage: mpicc"* ]] || { fail launch/wrapper_flags "-h: $got"; return; }
     # no input: gcc's error, non-zero, no a.out
