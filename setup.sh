@@ -69,6 +69,12 @@ pkg-config --exists pmix 2>/dev/null || missing+=("pmix.pc (libpmix-dev)")
 pkg-config --exists hwloc 2>/dev/null || missing+=("hwloc.pc (libhwloc-dev)")
 # Open MPI's mpirun is a second PMIx launcher that tests start our library under.
 command -v mpirun >/dev/null 2>&1 || missing+=("mpirun (openmpi-bin)")
+# Slurm and munge start the multi-node tests' second engine (test/multinode);
+# optional: where they cannot be installed (an offline machine) those tests skip.
+optional_missing=()
+for tool in slurmctld slurmd srun munged; do
+    command -v "$tool" >/dev/null 2>&1 || optional_missing+=("$tool")
+done
 
 if [ ! -f "$ucx_root/libucx/lib/libucp.so" ]; then
     command -v python3 >/dev/null 2>&1 || missing+=("python3 (to unpack the UCX wheel)")
@@ -97,6 +103,13 @@ if ! command -v cmake >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-ge
     say "cmake missing; installing it with apt-get (log: $build_dir/apt-cmake.log)"
     { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake; } \
         >"$build_dir/apt-cmake.log" 2>&1 || say "warning: cmake could not be installed (see the log); going on"
+fi
+if [ ${#optional_missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "optional: ${optional_missing[*]} missing; installing slurmctld slurmd slurm-client munge (log: $build_dir/apt-optional.log)"
+    if ! { timeout 120 apt-get update && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y --no-install-recommends \
+               slurmctld slurmd slurm-client munge; } >"$build_dir/apt-optional.log" 2>&1; then
+        say "optional packages not installed (the Slurm cases of test/multinode will skip)"
+    fi
 fi
 say "[1/4] system packages: ok"
 

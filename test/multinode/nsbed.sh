@@ -14,14 +14,19 @@
 #        nsbed.sh hostfile    one line per node, for mpirun --hostfile
 #        nsbed.sh link NODE up|down  connect or cut a node's network link
 #
-# Addresses: 10.213.0.1 is the bridge (the machine itself: the "head node" where
-# mpirun runs), node i is 10.213.0.(10+i).  Nothing leaves the machine: the
-# bridge has no uplink and no route beyond its /24.  State lives in $NSBED_DIR
-# (default /run/ampi-nsbed): one file per node holding its holder's PID.
+# Several beds can live at once (test runs of several work trees): NSBED_ID
+# (0-249, default 0) picks the bed's bridge ampibrID, its veths nsbIDxI, its
+# network 10.213.ID.0/24 and its state directory /run/ampi-nsbed-ID.
+# Addresses: 10.213.ID.1 is the bridge (the machine itself: the "head node"
+# where mpirun runs), node i is 10.213.ID.(10+i).  Nothing leaves the machine:
+# the bridge has no uplink and no route beyond its /24.  The state directory
+# holds one file per node with its holder's PID.
 set -euo pipefail
-state=${NSBED_DIR:-/run/ampi-nsbed}
-bridge=${NSBED_BRIDGE:-ampibr0}
-net=10.213.0
+id=${NSBED_ID:-0}
+[[ $id =~ ^[0-9]+$ ]] && [ "$id" -le 249 ] || { echo "nsbed: NSBED_ID must be 0..249" >&2; exit 1; }
+state=/run/ampi-nsbed-$id
+bridge=ampibr$id
+net=10.213.$id
 
 die() { echo "nsbed: $*" >&2; exit 1; }
 holder_pid() {
@@ -74,9 +79,9 @@ up() {
         done
         [ -n "$pid" ] || die "node $name did not start"
         echo "$pid" >"$state/$name"
-        ip link add "nsb$i" type veth peer name eth0 netns "$pid"
-        ip link set "nsb$i" master "$bridge"
-        ip link set "nsb$i" up
+        ip link add "nsb${id}x$i" type veth peer name eth0 netns "$pid"
+        ip link set "nsb${id}x$i" master "$bridge"
+        ip link set "nsb${id}x$i" up
         nsenter -t "$pid" --net ip addr add "$net.$((10 + i))/24" dev eth0
         nsenter -t "$pid" --net ip link set eth0 up
         nsenter -t "$pid" --net ip link set lo up
@@ -97,7 +102,7 @@ down() {
         done
     fi
     ip link del "$bridge" 2>/dev/null || true
-    for f in /sys/class/net/nsb*; do
+    for f in /sys/class/net/nsb"$id"x*; do
         [ -e "$f" ] && ip link del "$(basename "$f")" 2>/dev/null || true
     done
     rm -rf "$state"
@@ -127,6 +132,6 @@ case ${1:-} in
     link)
         [ $# -eq 3 ] || die "usage: nsbed.sh link NODE up|down"
         i=$(node_index "$2")
-        ip link set "nsb$i" "$3" ;;
+        ip link set "nsb${id}x$i" "$3" ;;
     *) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2 ;;
 esac

@@ -11,7 +11,10 @@
 # (shared memory and CMA only between processes of one node, from the
 # library's own debug lines); fault cases: a node's processes killed
 # mid-job, a node's link cut mid-job (the job must end, naming the node or
-# within the time limit, never hang).
+# within the time limit, never hang); slurm_*: the same programs (and a
+# killed node) under Slurm's srun --mpi=pmix, with slurmctld on the machine
+# and one slurmd per node (slurmbed.sh), skipped with the reason when the
+# daemons cannot start.
 #
 # Needs root (namespaces, veth, bridge) and Open MPI's mpirun; otherwise every
 # case is skipped with the reason.  Environment: AMPI_PREFIX, AMPI_BUILD,
@@ -25,12 +28,12 @@ repo=$(cd "$here/../.." && pwd)
 set_tools ampi multinode
 mpirun_bin=${OMPI_MPIRUN:-mpirun}
 bed=$here/nsbed.sh
-export NSBED_DIR=${NSBED_DIR:-/run/ampi-nsbed-$$}
-export NSBED_BRIDGE=${NSBED_BRIDGE:-ampibr$(($$ % 1000))}
+# a bed of our own (runs of several work trees may overlap)
+export NSBED_ID=${NSBED_ID:-$(( ($$ % 249) + 1 ))}
 mkdir -p "$bindir" "$logdir"
 
 CASES='listeners ring pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
-kill_node cut_link'
+kill_node cut_link slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node'
 wanted=$(select_programs "$CASES" "$@")
 
 summary() {
@@ -49,10 +52,17 @@ why=$(missing_tool ampi yes "run ./setup.sh first")
 
 
 # mpirun_nodes LOG LIMIT EXTRA... PROGRAM ARGS: 2 processes on each node,
-# AMPI_VP=8; EXTRA are mpirun options (e.g. -x AMPI_DEBUG=1).
+# AMPI_VP=8; EXTRA are mpirun options (e.g. -x AMPI_DEBUG=1).  Under Slurm
+# (launch=slurm) the same job through srun --mpi=pmix; EXTRA are then srun's.
+launch=ompi
 mpirun_nodes() {
     local log=$1 limit=$2
     shift 2
+    if [ "$launch" = slurm ]; then
+        timed_run "$log" "$limit" env SLURM_CONF="$slurm_conf" srun --mpi=pmix -N 2 -n 4 --ntasks-per-node=2 \
+            --export=ALL,AMPI_VP=8 "$@"
+        return
+    fi
     timed_run "$log" "$limit" "$mpirun_bin" --mca plm_rsh_agent "$bed agent" -H ampinode1:2,ampinode2:2 -np 4 \
         -x AMPI_VP=8 "$@"
 }
@@ -64,9 +74,11 @@ build() {
 }
 
 # A program of test/mpi (or ours) passes with exit 0, its OK line, no FAIL.
+# CASE is the case's name (slurm_PROGRAM under Slurm).
 program_case() {
-    local name=$1 src=$here/$1.c log=$logdir/$1.log why
-    [ -f "$src" ] || src=$repo/test/mpi/$1.c
+    local case=$1 name=${1#slurm_} why
+    local src=$here/$name.c log=$logdir/$1.log
+    [ -f "$src" ] || src=$repo/test/mpi/$name.c
     build "$name" "$src" || return
     mpirun_nodes "$log" 60 "$bindir/$name"
     why=$(early_verdict "$log" "timed out")
@@ -75,7 +87,7 @@ program_case() {
     elif [ -z "$why" ] && ! grep -q ' OK$' "$log"; then
         why="no OK line"
     fi
-    report_case "multinode/$name" "$why" "$log"
+    report_case "multinode/$case" "$why" "$log"
 }
 
 # Each process reports its shared-memory and CMA peers (AMPI_DEBUG): with 2
@@ -125,11 +137,16 @@ fault_case() {
     spin_src
     build spin "$bindir/spin.c" || return
     rm -f "$stop"
-    # keepalives on the runtime's own links, so that mpirun notices a daemon
-    # whose link is cut (Open MPI waits 300 s + 9 x 20 s by default)
-    timeout -k 5 90 "$mpirun_bin" --mca plm_rsh_agent "$bed agent" --mca oob_tcp_keepalive_time 2 \
-        --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 -H ampinode1:2,ampinode2:2 -np 4 \
-        -x AMPI_VP=8 "$bindir/spin" "$stop" >"$log" 2>&1 </dev/null &
+    if [ "$launch" = slurm ]; then
+        timeout -k 5 90 env SLURM_CONF="$slurm_conf" srun --mpi=pmix -N 2 -n 4 --ntasks-per-node=2 \
+            --export=ALL,AMPI_VP=8 "$bindir/spin" "$stop" >"$log" 2>&1 </dev/null &
+    else
+        # keepalives on the runtime's own links, so that mpirun notices a
+        # daemon whose link is cut (Open MPI waits 300 s + 9 x 20 s by default)
+        timeout -k 5 90 "$mpirun_bin" --mca plm_rsh_agent "$bed agent" --mca oob_tcp_keepalive_time 2 \
+            --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 -H ampinode1:2,ampinode2:2 -np 4 \
+            -x AMPI_VP=8 "$bindir/spin" "$stop" >"$log" 2>&1 </dev/null &
+    fi
     local job=$!
     for _ in $(seq 1 100); do grep -q 'spin started' "$log" && break; sleep 0.1; done
     sleep 0.5
@@ -185,6 +202,8 @@ if ! "$bed" up 2 >"$logdir/bed.log" 2>&1; then
     skip_all "the test bed did not come up: $(tail -n 2 "$logdir/bed.log" | tr '\n' ' ')"
 fi
 
+slurm_cases=$(echo "$wanted" | grep '^slurm_' || true)
+wanted=$(echo "$wanted" | grep -v '^slurm_' || true)
 for c in $wanted; do
     case $c in
         routes) routes_case ;;
@@ -193,4 +212,23 @@ for c in $wanted; do
         *) program_case "$c" ;;
     esac
 done
+
+# Slurm: the daemons over the same nodes
+if [ -n "$slurm_cases" ]; then
+    slurm_conf=$("$here/slurmbed.sh" conf)
+    if ! "$here/slurmbed.sh" up 2 >"$logdir/slurmbed.log" 2>&1; then
+        for c in $slurm_cases; do
+            skip "multinode/$c" "Slurm's daemons did not start: $(tail -n 1 "$logdir/slurmbed.log")"
+        done
+    else
+        trap '"$here/slurmbed.sh" down >/dev/null 2>&1; "$bed" down >/dev/null 2>&1' EXIT
+        launch=slurm
+        for c in $slurm_cases; do
+            case $c in
+                slurm_kill_node) fault_case slurm_kill_node kill ;;
+                *) program_case "$c" ;;
+            esac
+        done
+    fi
+fi
 summary
