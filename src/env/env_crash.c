@@ -216,6 +216,29 @@ static int signal_index(int sig)
     return -1;
 }
 
+/* "signal P RANK SIG" for ampirun; async-signal-safe. */
+static void report_signal(int rank, int sig)
+{
+    if (!report_fd_intact())
+        return;
+    char msg[80], *p = put_str(msg, "signal ");
+    p = put_num(p, this_proc);
+    p = put_str(p, " ");
+    p = put_num(p, rank);
+    p = put_str(p, " ");
+    p = put_num(p, sig);
+    p = put_str(p, "\n");
+    ssize_t w = write(report_fd, msg, (size_t)(p - msg));
+    (void)w;
+}
+
+/* rank_guard said which rank overflowed its stack: tell ampirun too. */
+static void on_overflow(int sig, const rank_ult_t *ult)
+{
+    if (atomic_exchange(&fired, 1) == 0)
+        report_signal(ult->id, sig);
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
     int idx = signal_index(sig);
@@ -245,17 +268,8 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
         }
         p = put_str(p, "\n");
         say(msg, (size_t)(p - msg));
-        if (u && report_fd_intact()) {
-            p = put_str(msg, "signal ");
-            p = put_num(p, this_proc);
-            p = put_str(p, " ");
-            p = put_num(p, u->id);
-            p = put_str(p, " ");
-            p = put_num(p, sig);
-            p = put_str(p, "\n");
-            ssize_t w = write(report_fd, msg, (size_t)(p - msg));
-            (void)w;
-        }
+        if (u)
+            report_signal(u->id, sig);
         /* a sanitizer's or debugger's handler prints its own trace */
         if (!foreign) {
             p = put_str(msg, "ampi: backtrace");
@@ -305,4 +319,5 @@ void env_crash_install(int proc)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NFATAL; i++)
         sigaction(fatal_signals[i], &sa, &prev_action[i]);
+    rank_guard_on_overflow(on_overflow);
 }

@@ -89,6 +89,12 @@ static void report_overflow(const rank_ult_t *ult)
 /* --- the handler --- */
 
 static struct sigaction prev_segv, prev_bus;
+static void (*overflow_hook)(int sig, const rank_ult_t *ult);
+
+void rank_guard_on_overflow(void (*hook)(int sig, const rank_ult_t *ult))
+{
+    overflow_hook = hook;
+}
 
 /* Die by sig with the default action (so the exit status and core dump say
  * SIGSEGV, as without us). */
@@ -118,6 +124,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         ult = running;
     if (ult) {
         report_overflow(ult);
+        if (overflow_hook)
+            overflow_hook(sig, ult);
         die_by(sig, si);
         return;
     }

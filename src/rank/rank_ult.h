@@ -87,5 +87,9 @@ bool rank_cpu_owned(void);
  * process die by that signal; other faults go to the previous handler.
  * Idempotent; rank_pe_run calls it for its thread. */
 void rank_guard_install(void);
+/* Called in the handler, after the overflow message and before the process
+ * dies, with the rank that overflowed (its owner tells its launcher);
+ * async-signal-safe code only. */
+void rank_guard_on_overflow(void (*hook)(int sig, const rank_ult_t *ult));
 
 #endif

@@ -2,6 +2,7 @@
  *
  *   mpi_prog hello             a barrier; rank 0 prints "hello N ranks"
  *   mpi_prog segv|fpe|abort R  rank R dies of that signal, the others wait
+ *   mpi_prog overflow R        rank R overflows its stack
  *   mpi_prog mpi_abort R       rank R calls MPI_Abort(MPI_COMM_WORLD, 7)
  *   mpi_prog hang              every rank waits for a message that never comes
  *   mpi_prog quiet             hello without the per-rank lines; after the
@@ -18,6 +19,15 @@
 #include <string.h>
 #include <unistd.h>
 
+static volatile int keep_recursing = 1; /* hides the endless recursion */
+
+static long __attribute__((noinline)) recurse_forever(long n)
+{
+    volatile char pad[512];
+    pad[n & 511] = (char)n;
+    return (keep_recursing ? recurse_forever(n + 1) : 0) + pad[n & 511];
+}
+
 /* Not inlined, so that the backtrace has a frame with this name. */
 __attribute__((noinline)) static void die_in_rank(const char *how, int rank)
 {
@@ -29,6 +39,8 @@ __attribute__((noinline)) static void die_in_rank(const char *how, int rank)
     }
     if (strcmp(how, "abort") == 0)
         abort();
+    if (strcmp(how, "overflow") == 0)
+        printf("%ld\n", recurse_forever(0));
     if (strcmp(how, "mpi_abort") == 0)
         MPI_Abort(MPI_COMM_WORLD, 7);
 }

@@ -90,6 +90,18 @@ crash_case() {
     pass "launch/crash_$how"
 }
 
+# A stack overflow under +vp: the rank's message and ampirun's name rank 5.
+overflow_case() {
+    local pid
+    run -np 2 +vp 8 "$prog" overflow 5
+    pid=$(sed -n 's/^rank 5 pid \([0-9]*\)$/\1/p' "$out")
+    [ "$rc" = 139 ] || { fail launch/crash_overflow "exit status $rc, expected 139"; return; }
+    grep -qE "^ampirun: process 1 \(pid $pid, ranks 4-7\) killed by signal 11 \(.*\) in rank 5$" "$err" &&
+        grep -q '^ampi: rank 5 overflowed its' "$err" ||
+        { fail launch/crash_overflow "messages: $(grep -E '^ampi(run)?:' "$err")"; return; }
+    pass launch/crash_overflow
+}
+
 # MPI_Abort is named as such, with the rank that called it.
 mpi_abort_case() {
     run -np 2 +vp 4 "$prog" mpi_abort 3
@@ -228,6 +240,7 @@ if build_prog; then
     crash_case segv 11
     crash_case fpe 8
     crash_case abort 6
+    overflow_case
     mpi_abort_case
     compat_options
     compat_names
@@ -236,7 +249,7 @@ if build_prog; then
     autotools_project
     vp_scale
 else
-    for c in vp_from_env vp_twice vp_bad_singleton mpiexec_timeout crash_segv crash_fpe crash_abort \
+    for c in vp_from_env vp_twice vp_bad_singleton mpiexec_timeout crash_segv crash_fpe crash_abort crash_overflow \
         mpi_abort compat_options compat_names wrapper_flags cmake_project autotools_project vp_scale; do
         skip "launch/$c" "no installed ampicc (AMPI_PREFIX=${AMPI_PREFIX:-unset}): $(head -2 "$work/prog.build.log" 2>/dev/null)"
     done
