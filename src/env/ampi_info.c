@@ -9,6 +9,7 @@
 #include "core/core_settings.h"
 #include "gpu/gpu.h"
 #include "mpi.h"
+#include "ucx/ucx_pmix.h"
 
 #include <hwloc.h>
 #include <pmix.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
+#include <unistd.h>
 #include <uct/api/uct.h>
 
 #ifndef PACKAGE_VERSION
@@ -118,21 +120,53 @@ static void print_settings(void)
     }
 }
 
+/* --layout: run by a launcher (one copy per process, e.g. `mpirun -H a,b
+ * ampi_info --layout`), each copy prints where the job's processes are as
+ * the library will see them: its node, the processes sharing that node
+ * (they get shared memory, CMA and CUDA IPC between them) and the node count. */
+static int print_layout(void)
+{
+    ucx_job_t job;
+    ucx_pmix_init(&job);
+    char host[256];
+    snprintf(host, sizeof host, "%s", ucx_pmix_hostname());
+    if (!host[0] && gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "?");
+    char peers[1024] = "";
+    size_t at = 0;
+    for (int p = 0; p < job.nprocs && at < sizeof peers - 16; p++)
+        if (ucx_pmix_is_local(p))
+            at += (size_t)snprintf(peers + at, sizeof peers - at, "%s%d", at ? "," : "", p);
+    if (parsable)
+        printf("layout:process:%d:nprocs:%d:node:%s:node_leader:%d:local_size:%d:local_peers:%s:nnodes:%d\n",
+               job.proc, job.nprocs, host, job.node_leader, job.local_size, peers, job.nnodes);
+    else
+        printf("process %d of %d: node %s (named by process %d), %d local process(es) [%s], %d node(s)%s\n",
+               job.proc, job.nprocs, host, job.node_leader, job.local_size, peers, job.nnodes,
+               job.singleton ? " (singleton: no launcher)" : "");
+    fflush(stdout);
+    ucx_pmix_finalize();
+    return 0;
+}
+
 static void usage(FILE *to)
 {
-    fprintf(to, "Usage: ampi_info [--all | -a] [--parsable]\n"
+    fprintf(to, "Usage: ampi_info [--all | -a] [--parsable] [--layout]\n"
                 "  (none)       versions, UCX transports, device buffers\n"
                 "  --all, -a    also every AMPI_* setting: value, source (default or environment), meaning\n"
                 "  --parsable   everything as key:value lines (versions, transports, CUDA, settings)\n"
+                "  --layout     under a launcher: this process's node and the processes sharing it\n"
                 "  --help, -h   this text\n");
 }
 
 int main(int argc, char **argv)
 {
-    bool all = false;
+    bool all = false, layout = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--all") || !strcmp(argv[i], "-a")) {
             all = true;
+        } else if (!strcmp(argv[i], "--layout")) {
+            layout = true;
         } else if (!strcmp(argv[i], "--parsable") || !strcmp(argv[i], "--parseable")) {
             parsable = true;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -148,6 +182,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ampi_info: an AMPI_* setting is not valid (see above)\n");
         return 1;
     }
+    if (layout)
+        return print_layout();
     unsigned major, minor, release;
     ucp_get_version(&major, &minor, &release);
     unsigned hw = hwloc_get_api_version();

@@ -6,7 +6,8 @@
 #   test/multinode/run.sh [case ...]
 #
 # Cases: listeners (a one-node job under ampirun, no bed: no process listens
-# on an address other machines reach); the point-to-point and collective programs of test/mpi and
+# on an address other machines reach); layout (ampi_info --layout in every
+# process: its node, the processes sharing it, the node count); the point-to-point and collective programs of test/mpi and
 # node_layout.c (MPI_COMM_TYPE_SHARED per node, every pair's data); routes
 # (shared memory and CMA only between processes of one node, from the
 # library's own debug lines); fault cases: a node's processes killed
@@ -32,7 +33,7 @@ bed=$here/nsbed.sh
 export NSBED_ID=${NSBED_ID:-$(( ($$ % 249) + 1 ))}
 mkdir -p "$bindir" "$logdir"
 
-CASES='listeners ring pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
+CASES='listeners layout ring pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
 kill_node cut_link slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node'
 wanted=$(select_programs "$CASES" "$@")
 
@@ -105,6 +106,21 @@ routes_case() {
     [ -n "$why" ] || [ "$shm" -eq 4 ] || why="$shm of 4 processes reach exactly their node's peer by shared memory"
     [ -n "$why" ] || [ "$cma" -eq 4 ] || why="$cma of 4 processes reach exactly their node's peer by CMA"
     report_case "multinode/routes" "$why" "$log"
+}
+
+# ampi_info --layout in each process: processes 0,1 on ampinode1, 2,3 on
+# ampinode2, each naming its node's two processes and 2 nodes.
+layout_case() {
+    local log=$logdir/layout.log why= p node peers
+    mpirun_nodes "$log" 60 "$AMPI_PREFIX/bin/ampi_info" --layout --parsable
+    why=$(early_verdict "$log" "timed out")
+    [ -n "$why" ] || [ "$rc" -eq 0 ] || why="exit status $rc"
+    for p in 0 1 2 3; do
+        if [ "$p" -lt 2 ]; then node=ampinode1 peers=0,1; else node=ampinode2 peers=2,3; fi
+        [ -n "$why" ] || grep -q "^layout:process:$p:nprocs:4:node:$node:node_leader:${peers%,*}:local_size:2:local_peers:$peers:nnodes:2$" "$log" ||
+            why="no layout line for process $p on $node with peers $peers"
+    done
+    report_case "multinode/layout" "$why" "$log"
 }
 
 # A program that keeps exchanging until told to stop (a file appears).
@@ -207,6 +223,7 @@ wanted=$(echo "$wanted" | grep -v '^slurm_' || true)
 for c in $wanted; do
     case $c in
         routes) routes_case ;;
+        layout) layout_case ;;
         kill_node) fault_case kill_node kill ;;
         cut_link) fault_case cut_link cut ;;
         *) program_case "$c" ;;
