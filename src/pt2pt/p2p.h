@@ -127,7 +127,9 @@ typedef struct p2p_msg {
     /* remote envelopes: the wire bytes follow the struct */
 } p2p_msg_t;
 
-typedef enum { P2P_REQ_SEND = 1, P2P_REQ_RECV = 2 } p2p_req_kind_t;
+/* DEAD: released (on its rank's free list), so that a stale copy of its
+ * handle gives MPI_ERR_REQUEST instead of a second release */
+typedef enum { P2P_REQ_DEAD = 0, P2P_REQ_SEND = 1, P2P_REQ_RECV = 2 } p2p_req_kind_t;
 typedef enum { P2P_MODE_STANDARD, P2P_MODE_SYNC, P2P_MODE_READY, P2P_MODE_BUFFERED } p2p_mode_t;
 
 typedef struct p2p_rank p2p_rank_t;

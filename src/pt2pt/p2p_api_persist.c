@@ -60,8 +60,10 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, M
 
 static int start_one(p2p_req_t *q, const char *func)
 {
-    if (!q || !q->persistent || q->active)
-        return env_error(q ? q->c : NULL, MPI_ERR_REQUEST, func);
+    if (!q || q->kind == P2P_REQ_DEAD || q->freed)
+        return env_error(NULL, MPI_ERR_REQUEST, func);
+    if (!q->persistent || q->active)
+        return env_error(q->c, MPI_ERR_REQUEST, func);
     int err;
     if (q->kind == P2P_REQ_RECV)
         err = p2p_recv_start(q);

@@ -6,6 +6,22 @@
 /* Null handles and inactive persistent requests count as "nothing to wait for". */
 static inline bool req_inactive(const p2p_req_t *q) { return !q || (q->persistent && !q->active); }
 
+/* A handle that no longer names a live request: a copy kept after Wait, Test
+ * or Request_free retired the request (released: DEAD), or after
+ * Request_free of one still running (released when it completes).  Using
+ * it would release the request a second time.  A released request's memory
+ * serves the rank's next request, and a stale handle then names that one:
+ * handles are the requests' addresses. */
+static inline bool req_stale(const p2p_req_t *q) { return q && (q->kind == P2P_REQ_DEAD || q->freed); }
+
+static bool any_stale(int count, const MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++)
+        if (UTIL_UNLIKELY(req_stale(reqs[i])))
+            return true;
+    return false;
+}
+
 /* The request may hold the last reference to its communicator (freed by
  * the user meanwhile): keep it alive until its error handler has run. */
 static comm_t *hold_comm(comm_t *c)
@@ -35,7 +51,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     P2P_ENTER(r, "MPI_Wait");
     (void)r;
-    if (!request)
+    if (!request || req_stale(*request))
         return env_error(NULL, MPI_ERR_REQUEST, "MPI_Wait");
     if (req_inactive(*request)) {
         p2p_status_empty(status);
@@ -53,6 +69,8 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (!request || !flag)
         return env_error(NULL, MPI_ERR_ARG, "MPI_Test");
     p2p_req_t *q = *request;
+    if (req_stale(q))
+        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Test");
     if (req_inactive(q)) {
         *flag = 1;
         p2p_status_empty(status);
@@ -108,6 +126,8 @@ static int any_common(int count, MPI_Request reqs[], int *indx, int *flag, MPI_S
 {
     if (count < 0 || (count > 0 && !reqs) || !indx)
         return env_error(NULL, MPI_ERR_ARG, func);
+    if (any_stale(count, reqs))
+        return env_error(NULL, MPI_ERR_REQUEST, func);
     int i = wait_for_done(count, reqs, block);
     if (flag)
         *flag = i != -1;
@@ -196,6 +216,8 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     (void)r;
     if (count < 0 || (count > 0 && !reqs))
         return env_error(NULL, MPI_ERR_ARG, "MPI_Waitall");
+    if (any_stale(count, reqs))
+        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Waitall");
     int i = first_running(count, reqs, 0);
     if (i < count) {
         p2p_progress(NULL);
@@ -212,6 +234,8 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
     (void)r;
     if (count < 0 || (count > 0 && !reqs) || !flag)
         return env_error(NULL, MPI_ERR_ARG, "MPI_Testall");
+    if (any_stale(count, reqs))
+        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Testall");
     if (!all_done(count, reqs)) {
         p2p_poll();
         if (!all_done(count, reqs)) {
@@ -228,6 +252,8 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
 {
     if (incount < 0 || (incount > 0 && (!reqs || !indices)) || !outcount)
         return env_error(NULL, MPI_ERR_ARG, func);
+    if (any_stale(incount, reqs))
+        return env_error(NULL, MPI_ERR_REQUEST, func);
     int i = wait_for_done(incount, reqs, block);
     if (i == -2) {
         *outcount = MPI_UNDEFINED;
@@ -281,6 +307,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     (void)r;
     if (!flag)
         return env_error(NULL, MPI_ERR_ARG, "MPI_Request_get_status");
+    if (req_stale(request))
+        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Request_get_status");
     if (req_inactive(request)) {
         *flag = 1;
         p2p_status_empty(status);
@@ -299,7 +327,7 @@ int PMPI_Request_free(MPI_Request *request)
 {
     P2P_ENTER(r, "MPI_Request_free");
     (void)r;
-    if (!request || !*request)
+    if (!request || !*request || req_stale(*request))
         return env_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
     p2p_req_t *q = *request;
     if (q->complete || req_inactive(q))
@@ -314,7 +342,7 @@ int PMPI_Request_free(MPI_Request *request)
 int PMPI_Cancel(MPI_Request *request)
 {
     P2P_ENTER(r, "MPI_Cancel");
-    if (!request || !*request)
+    if (!request || !*request || req_stale(*request))
         return env_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
     p2p_req_t *q = *request;
     /* A receive not matched yet is withdrawn; sends are never cancelled (the

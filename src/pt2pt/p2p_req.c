@@ -52,6 +52,7 @@ void p2p_req_release(p2p_req_t *q)
 {
     p2p_rank_t *r = q->owner;
     p2p_req_cleanup(q);
+    q->kind = P2P_REQ_DEAD;
     q->next_free = r->free_reqs;
     r->free_reqs = q;
 }

@@ -38,6 +38,7 @@ persistent        all                    0        -
 persist_pairs     1x4,2x2,2x8,4x4,4x8    0        -
 proc_null         1x1,1x4,2x4,4x16       0        -
 truncate          all                    0        -
+stale_request     all                    0        -
 errors            1x1,1x4,2x4,4x16       0        -
 env               all                    0        -
 barrier           all                    0        -
