@@ -2,10 +2,9 @@
  *
  * MPI ranks are user-level threads: several ranks may share one process, so
  * programs run with more ranks than processes (+vp) must not keep mutable
- * globals.  The user's `main` is renamed to AMPI_Main below; the library's own
- * main (libampi_main.a, linked by ampicc) starts one user-level thread per rank
- * that calls it.  Define AMPI_NO_MAIN_RENAME to keep your `main`, e.g. in a file
- * that includes mpi.h but is not an MPI program's main file. */
+ * globals.  Nothing here renames `main`: ampicc links the program so that the
+ * C runtime's call of main reaches the library's start-up (libampi_main.a),
+ * which runs the program's main once per rank (README, "Running"). */
 #ifndef AMPI_MPI_H
 #define AMPI_MPI_H
 
@@ -715,14 +714,6 @@ int AMPI_Yield(void);
 
 #ifdef __cplusplus
 }
-#endif
-
-/* Rename the user's main (see the top of this file). */
-#if !defined(AMPI_NO_MAIN_RENAME) && !defined(AMPI_BUILDING_LIBRARY)
-#ifdef __cplusplus
-extern "C" int AMPI_Main(int, char **);
-#endif
-#define main AMPI_Main
 #endif
 
 #endif /* AMPI_MPI_H */

@@ -102,8 +102,7 @@ int env_not_initialized(const char *func)
     p2p_rank_t *r = p2p_self();
     char msg[256];
     if (!r)
-        snprintf(msg, sizeof msg, "%s called outside an MPI rank: build the program with ampicc (its main file "
-                 "must include mpi.h)", func);
+        snprintf(msg, sizeof msg, "%s called outside an MPI rank: build the program with ampicc", func);
     else
         snprintf(msg, sizeof msg, "rank %d: %s called %s", r->world, func,
                  r->finalized ? "after MPI_Finalize" : "before MPI_Init");

@@ -1,16 +1,29 @@
-/* The real main of every program built with ampicc (installed as
- * libampi_main.a).  mpi.h renamed the user's main to AMPI_Main; in C++ an
- * `int main()` without parameters becomes a mangled overload, so look for
- * that one too.  These are weak references: whichever exists is called once
- * per MPI rank by AMPI_Run. */
-#define AMPI_NO_MAIN_RENAME 1
-#include "mpi.h"
+/* libampi_main.a: the start-up of every program that ampicc links.
+ *
+ * The wrapper links with -Wl,--wrap=main (and =exit, =atexit), so the C
+ * runtime's call of main reaches __wrap_main here, and __real_main is the
+ * program's own main, whatever file defines it, in C or C++: mpi.h renames
+ * nothing, C's implicit `return 0` from main holds, and the compiler's
+ * messages name main.  __wrap_main runs that main once per MPI rank through
+ * AMPI_Run.  This must be an archive linked into the program: --wrap binds
+ * the program's references at link time, and a shared library cannot
+ * define __real_main. */
+#include "env/env_main.h"
 
-#include <stdio.h>
+#include <stdlib.h>
 
-extern int AMPI_Main(int, char **) __attribute__((weak));
-extern int _Z9AMPI_MainiPPc(int, char **) __attribute__((weak)); /* C++: int AMPI_Main(int, char**) */
-extern int _Z9AMPI_Mainv(void) __attribute__((weak));           /* C++: int AMPI_Main() */
+extern char **environ;
+
+/* weak: a program without main of its own (built from objects compiled
+ * against an older mpi.h that renamed main to AMPI_Main) still links */
+int __real_main(int argc, char **argv, char **envp) __attribute__((weak));
+extern int AMPI_Main(int argc, char **argv) __attribute__((weak));
+_Noreturn void __real_exit(int status);
+int __real_atexit(void (*fn)(void));
+
+int __wrap_main(int argc, char **argv, char **envp);
+_Noreturn void __wrap_exit(int status);
+int __wrap_atexit(void (*fn)(void));
 
 #if defined(__SANITIZE_ADDRESS__)
 /* LeakSanitizer hook (sanitizer builds only): PMIx keeps a few strings from
@@ -19,21 +32,29 @@ const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) { return "leak:libpmix.so\n"; }
 #endif
 
-static int call_noargs(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return _Z9AMPI_Mainv();
-}
+/* Every rank gets the process's environment as main's third argument (as
+ * it stands once the library has set AMPI_LOCAL_RANK and friends). */
+static int run_main(int argc, char **argv) { return __real_main(argc, argv, environ); }
 
-int main(int argc, char **argv)
+int __wrap_main(int argc, char **argv, char **envp)
 {
+    (void)envp;
+    if (__real_main)
+        return AMPI_Run(argc, argv, run_main);
     if (AMPI_Main)
         return AMPI_Run(argc, argv, AMPI_Main);
-    if (_Z9AMPI_MainiPPc)
-        return AMPI_Run(argc, argv, _Z9AMPI_MainiPPc);
-    if (_Z9AMPI_Mainv)
-        return AMPI_Run(argc, argv, call_noargs);
-    fprintf(stderr, "ampi: this program has no main: its main file must include mpi.h\n");
-    return 1;
+    return 1; /* not reached: the link needs a main or AMPI_Main */
+}
+
+void __wrap_exit(int status)
+{
+    AMPI_Rank_exit(status); /* returns only when not called by a rank */
+    __real_exit(status);
+}
+
+int __wrap_atexit(void (*fn)(void))
+{
+    if (AMPI_Atexit_seen(fn))
+        return 0;
+    return __real_atexit(fn);
 }

@@ -1,5 +1,5 @@
-/* AMPI_Run: the life of a process.  The library's main (env_main.c) calls
- * it with the user's renamed main.  It joins the job through PMIx, starts
+/* AMPI_Run: the life of a process.  The library's start-up (env_main.c)
+ * calls it with the program's main.  It joins the job through PMIx, starts
  * UCX and exchanges worker addresses, creates one user-level thread per MPI
  * rank placed on this process, runs the PE scheduler until every rank has
  * returned, then flushes, fences and tears everything down. */
@@ -8,6 +8,7 @@
 #include "coll/coll_nb.h"
 #include "env/env_args.h"
 #include "env/env_crash.h"
+#include "env/env_main.h"
 #include "rma/rma.h"
 #include "gpu/gpu.h"
 #include "rank/rank_place.h"
@@ -29,16 +30,78 @@ typedef struct rank_start {
     user_main_fn user_main;
 } rank_start_t;
 
+/* A rank ends, by returning from main or by exit(status).  Outside MPI
+ * (before MPI_Init, after MPI_Finalize) only the rank ends, with that status,
+ * and the other ranks of the process go on.  Between MPI_Init and
+ * MPI_Finalize its peers may wait for it forever: the whole job ends, at
+ * once, naming the rank. */
+static void rank_ends(p2p_rank_t *r, int status, bool by_exit)
+{
+    r->exit_code = status;
+    if (r->finalized)
+        return;
+    if (!r->initialized) {
+        env_rank_leaves(); /* ranks waiting at MPI_Finalize's end wait for this one too */
+        return;
+    }
+    char msg[200];
+    if (by_exit)
+        snprintf(msg, sizeof msg, "rank %d called exit(%d) before MPI_Finalize: ending the job", r->world, status);
+    else
+        snprintf(msg, sizeof msg, "rank %d returned %d from main without calling MPI_Finalize: ending the job",
+                 r->world, status);
+    env_abort_job(status ? status : 1, msg);
+}
+
 static void rank_body(void *arg)
 {
     rank_start_t *s = arg;
     p2p_rank_t *r = s->rank;
     optind = 0; /* see MPI_Init: getopt state is per process */
-    r->exit_code = s->user_main(r->argc, r->argv);
-    if (r->initialized && !r->finalized)
-        util_warn("rank %d returned from main without calling MPI_Finalize", r->world);
-    if (!r->finalized)
-        env_rank_leaves(); /* ranks waiting at MPI_Finalize's end wait for this one too */
+    rank_ends(r, s->user_main(r->argc, r->argv), false);
+}
+
+/* The rank whose own thread (not a helper of its) is running, or NULL. */
+static p2p_rank_t *rank_on_own_thread(void)
+{
+    rank_ult_t *u = rank_self();
+    p2p_rank_t *r = u ? u->user : NULL;
+    return r && r->ult == u ? r : NULL;
+}
+
+void AMPI_Rank_exit(int status)
+{
+    p2p_rank_t *r = rank_on_own_thread();
+    if (!r)
+        return;
+    rank_ends(r, status, true);
+    rank_ult_exit();
+}
+
+/* Handlers registered by ranks (one process, so one table; the ranks of a
+ * PE never run at once). */
+static struct {
+    void (**fn)(void);
+    int n, cap;
+} atexit_seen;
+
+int AMPI_Atexit_seen(void (*fn)(void))
+{
+    if (!rank_on_own_thread())
+        return 0;
+    for (int i = 0; i < atexit_seen.n; i++)
+        if (atexit_seen.fn[i] == fn)
+            return 1;
+    if (atexit_seen.n == atexit_seen.cap) {
+        int cap = atexit_seen.cap ? 2 * atexit_seen.cap : 8;
+        void (**grown)(void) = realloc(atexit_seen.fn, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return 0; /* registered again: better than not at all */
+        atexit_seen.fn = grown;
+        atexit_seen.cap = cap;
+    }
+    atexit_seen.fn[atexit_seen.n++] = fn;
+    return 0;
 }
 
 static char **copy_argv(int argc, char **argv)
@@ -177,5 +240,8 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     gpu_finalize();
     ucx_pmix_finalize();
     free(p2p_proc.ranks);
+    free(atexit_seen.fn);
+    atexit_seen.fn = NULL;
+    atexit_seen.n = atexit_seen.cap = 0;
     return status;
 }

@@ -82,16 +82,29 @@ static inline void run_ult(rank_pe_t *pe, rank_ult_t *ult)
                    impl->stack.size);
 }
 
+static _Noreturn void finish(rank_ult_t *ult)
+{
+    ult->state = RANK_ULT_DONE;
+    ult->pe->nlive--;
+    for (;;) /* the scheduler never resumes a DONE ULT; loop in case of a bug */
+        switch_to_scheduler(ult, 1);
+}
+
 /* First function on every ULT stack (via rank_ctx_make). */
 static void ult_main(void *arg)
 {
     rank_ult_t *ult = arg;
     rank_san_switch_end(NULL, SCHED_STACK_OUT);
     ult->fn(ult->arg);
-    ult->state = RANK_ULT_DONE;
-    ult->pe->nlive--;
-    for (;;) /* the scheduler never resumes a DONE ULT; loop in case of a bug */
-        switch_to_scheduler(ult, 1);
+    finish(ult);
+}
+
+void rank_ult_exit(void)
+{
+    rank_pe_t *pe = rank_this_pe;
+    if (!pe || !pe->current)
+        util_fatal("internal error: rank_ult_exit outside a user-level thread");
+    finish(pe->current);
 }
 
 rank_ult_t *rank_ult_create(rank_pe_t *pe, size_t stack_size, void (*fn)(void *), void *arg)

@@ -76,6 +76,9 @@ rank_pe_t *rank_current_pe(void); /* PE running on this thread (set by rank_pe_r
 void rank_block(void);            /* block the current ULT until woken */
 void rank_yield(void);            /* requeue the current ULT at the tail and let others run */
 void rank_wake(rank_ult_t *ult);  /* make ult ready if blocked; else remember the wake */
+/* End the current ULT here, as if its function had returned; its stack is
+ * left as it is (nothing on it is unwound) until rank_ult_destroy. */
+_Noreturn void rank_ult_exit(void);
 /* Whether this process has a core of its own (its affinity is a single CPU,
  * as ampirun's --bind-to core gives when there are enough CPUs): idle loops
  * then poll without ever yielding the core -- a sched_yield costs a system
