@@ -13,6 +13,9 @@
 #                             mpirun --mca plm_rsh_agent "nsbed.sh agent" -H ...
 #        nsbed.sh hostfile    one line per node, for mpirun --hostfile
 #        nsbed.sh link NODE up|down  connect or cut a node's network link
+#        nsbed.sh env NODE NAME=VALUE...  variables every command the agent
+#                             starts on NODE gets (e.g. CUDA_VISIBLE_DEVICES=1:
+#                             one GPU per node)
 #
 # Several beds can live at once (test runs of several work trees): NSBED_ID
 # (0-249, default 0) picks the bed's bridge ampibrID, its veths nsbIDxI, its
@@ -125,7 +128,20 @@ case ${1:-} in
             "$net".*) host=ampinode$(( ${host##*.} - 10 )) ;;
         esac
         node_index "$host" >/dev/null
+        if [ -f "$state/$host.env" ]; then
+            enter "$host" /bin/sh -c "set -a; . '$state/$host.env'; set +a; $*"
+        fi
         enter "$host" /bin/sh -c "$*"
+        ;;
+    env)
+        [ $# -ge 3 ] || die "usage: nsbed.sh env NODE NAME=VALUE..."
+        holder_pid "$2" >/dev/null
+        node=$2
+        shift 2
+        for kv in "$@"; do
+            [[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.,:/-]*$ ]] || die "env: bad NAME=VALUE '$kv'"
+            echo "$kv" >>"$state/$node.env"
+        done
         ;;
     hostfile)
         for f in "$state"/ampinode*; do [ -f "$f" ] && basename "$f"; done | sort -V ;;
