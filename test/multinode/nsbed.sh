@@ -54,9 +54,9 @@ up() {
     local n=$1 i name pid
     [ "$(id -u)" = 0 ] || die "needs root"
     [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 32 ] || die "N must be 1..32"
-    down >/dev/null 2>&1 || true
-    mkdir -p "$state"
-    ip link add "$bridge" type bridge
+    # another bed of this ID (a concurrent test run) is never torn down here
+    mkdir "$state" 2>/dev/null || die "bed $id is in use ($state exists; nsbed.sh down ends it)"
+    ip link add "$bridge" type bridge 2>/dev/null || { rmdir "$state"; die "bed $id is in use ($bridge exists)"; }
     ip addr add "$net.1/24" dev "$bridge"
     ip link set "$bridge" up
     {
