@@ -197,6 +197,8 @@ void rma_target_done(rma_win_t *w, int origin, uint64_t n);
 bool rma_lock_try(rma_win_t *w, int origin, int origin_world, int type);
 void rma_unlock_local(rma_win_t *w, int origin, int type);
 void rma_grant_to(rma_win_t *w, int origin, int origin_world);
+/* Send what the calling thread decided under a window's mutex (call after releasing it). */
+void rma_outbox_flush(void);
 
 /* rma_net.c: the UCX worker of one-sided traffic */
 int rma_net_init(void);                       /* once per process, at the first window */

@@ -28,13 +28,12 @@ static struct {
     int efd;
     pthread_mutex_t ep_lk;
     ucp_ep_h *eps;       /* by process */
-    void **addrs;        /* by process, learnt at window creation */
-    size_t *addr_lens;
     ucp_address_t *own;
     size_t own_len;
     pthread_t thread;
     bool thread_on;
     _Atomic bool stop;
+    _Atomic unsigned pe_polls; /* bumped by the ranks' thread at each poll */
     _Atomic(rma_fetch_t *) done; /* finished fetches for the ranks' thread */
 } N = { .ep_lk = PTHREAD_MUTEX_INITIALIZER };
 
@@ -149,9 +148,7 @@ int rma_net_init(void)
     if (st != UCS_OK)
         util_fatal("one-sided worker address: %s", ucs_status_string(st));
     N.eps = calloc((size_t)p2p_proc.nprocs, sizeof *N.eps);
-    N.addrs = calloc((size_t)p2p_proc.nprocs, sizeof *N.addrs);
-    N.addr_lens = calloc((size_t)p2p_proc.nprocs, sizeof *N.addr_lens);
-    if (!N.eps || !N.addrs || !N.addr_lens)
+    if (!N.eps)
         util_fatal("out of memory");
     N.efd = -1;
     if (ucp_worker_get_efd(N.worker, &N.efd) != UCS_OK)
@@ -185,17 +182,26 @@ typedef struct held {
 } held_t;
 static held_t *held_list;
 
+/* Connects to proc (the ranks' thread, at window creation, never inside a
+ * UCX callback), then sends what waited for it.  ep_lk guards eps[] and the
+ * held list only, and nobody calls UCX while holding it: a handler runs
+ * with the worker's lock held and may need ep_lk (lock order). */
 void rma_net_learn(int proc, const void *addr, size_t len)
 {
-    if (proc == p2p_proc.proc || N.addrs[proc])
+    if (proc == p2p_proc.proc || __atomic_load_n(&N.eps[proc], __ATOMIC_ACQUIRE))
         return;
-    void *a = malloc(len);
-    if (!a)
-        util_fatal("out of memory");
-    memcpy(a, addr, len);
+    ucp_ep_params_t ep_params = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+        .address = addr,
+        .err_mode = UCP_ERR_HANDLING_MODE_NONE,
+    };
+    ucp_ep_h ep;
+    ucs_status_t st = ucp_ep_create(N.worker, &ep_params, &ep);
+    if (st != UCS_OK)
+        util_fatal("one-sided endpoint to process %d: %s", proc, ucs_status_string(st));
+    (void)len;
     pthread_mutex_lock(&N.ep_lk);
-    N.addr_lens[proc] = len;
-    N.addrs[proc] = a;
+    __atomic_store_n(&N.eps[proc], ep, __ATOMIC_RELEASE);
     held_t *mine = NULL, **pp = &held_list;
     while (*pp) {
         held_t *x = *pp;
@@ -216,11 +222,11 @@ void rma_net_learn(int proc, const void *addr, size_t len)
     }
 }
 
-/* Holds the message when proc's address is unknown (true), under ep_lk. */
+/* Holds the message while proc has no endpoint yet (true). */
 static bool hold(int proc, const rma_hdr_t *h, const void *data, size_t len, bool eager)
 {
     pthread_mutex_lock(&N.ep_lk);
-    bool unknown = N.addrs[proc] == NULL;
+    bool unknown = N.eps[proc] == NULL;
     if (unknown) {
         held_t *x = malloc(sizeof *x + len);
         if (!x)
@@ -234,36 +240,16 @@ static bool hold(int proc, const rma_hdr_t *h, const void *data, size_t len, boo
     return unknown;
 }
 
-static ucp_ep_h ep_of(int proc)
-{
-    ucp_ep_h ep = N.eps[proc];
-    if (UTIL_LIKELY(ep != NULL))
-        return ep;
-    pthread_mutex_lock(&N.ep_lk);
-    if (!N.eps[proc]) {
-        if (!N.addrs[proc])
-            util_fatal("one-sided message to process %d, whose address is unknown", proc);
-        ucp_ep_params_t ep_params = {
-            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
-            .address = N.addrs[proc],
-            .err_mode = UCP_ERR_HANDLING_MODE_NONE,
-        };
-        ucs_status_t st = ucp_ep_create(N.worker, &ep_params, &ep);
-        if (st != UCS_OK)
-            util_fatal("one-sided endpoint to process %d: %s", proc, ucs_status_string(st));
-        N.eps[proc] = ep;
-    }
-    ep = N.eps[proc];
-    pthread_mutex_unlock(&N.ep_lk);
-    return ep;
-}
-
 int rma_net_send(int proc, const rma_hdr_t *h, const void *data, size_t len, _Atomic int *sending,
                  void *free_after, bool eager)
 {
-    if (UTIL_UNLIKELY(N.eps[proc] == NULL) && hold(proc, h, data, len, eager)) {
-        free(free_after); /* copied */
-        return 0;
+    ucp_ep_h ep = __atomic_load_n(&N.eps[proc], __ATOMIC_ACQUIRE);
+    if (UTIL_UNLIKELY(ep == NULL)) {
+        if (hold(proc, h, data, len, eager)) {
+            free(free_after); /* copied */
+            return 0;
+        }
+        ep = __atomic_load_n(&N.eps[proc], __ATOMIC_ACQUIRE);
     }
     net_send_t *s = malloc(sizeof *s);
     if (!s)
@@ -278,7 +264,7 @@ int rma_net_send(int proc, const rma_hdr_t *h, const void *data, size_t len, _At
         .user_data = s,
         .flags = UCP_AM_SEND_FLAG_COPY_HEADER | (eager ? UCP_AM_SEND_FLAG_EAGER : 0),
     };
-    void *req = ucp_am_send_nbx(ep_of(proc), RMA_AM_ID, h, sizeof *h, data, len, &prm);
+    void *req = ucp_am_send_nbx(ep, RMA_AM_ID, h, sizeof *h, data, len, &prm);
     if (UCS_PTR_IS_ERR(req))
         util_fatal("one-sided send to process %d: %s", proc, ucs_status_string(UCS_PTR_STATUS(req)));
     if (req == NULL) { /* done at once */
@@ -294,6 +280,9 @@ int rma_net_progress(void)
 {
     if (!N.up)
         return 0;
+    /* the ranks' thread is in the library and polls: the progress thread stands aside (one writer) */
+    atomic_store_explicit(&N.pe_polls, atomic_load_explicit(&N.pe_polls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     int n = (int)ucp_worker_progress(N.worker);
     return n + rma_finish_fetches();
 }
@@ -320,18 +309,32 @@ rma_fetch_t *rma_net_take_done(void)
     return rev;
 }
 
+/* The progress thread polls only while the ranks' thread does not: as long
+ * as a rank is inside MPI its own polls serve the one-sided traffic, and a
+ * second thread spinning on the worker's lock would only slow it (on a
+ * machine with fewer cores than threads, by whole time slices).  Once the
+ * ranks' polls stop (every rank computing), it polls itself, and when the
+ * worker stays quiet it sleeps in the worker's wakeup descriptor (1 ms at
+ * most). */
 static void *thread_main(void *arg)
 {
     (void)arg;
-    unsigned idle = 0;
+    unsigned idle = 0, seen = atomic_load(&N.pe_polls);
+    struct timespec nap = { 0, 50000 };
     while (!atomic_load_explicit(&N.stop, memory_order_relaxed)) {
+        unsigned now = atomic_load_explicit(&N.pe_polls, memory_order_relaxed);
+        if (now != seen) {
+            seen = now;
+            idle = 0;
+            nanosleep(&nap, NULL);
+            continue;
+        }
         if (ucp_worker_progress(N.worker)) {
             idle = 0;
             continue;
         }
         if (++idle < 64)
             continue;
-        /* nothing for a while: sleep until the worker has news (or 1 ms) */
         if (N.efd >= 0) {
             ucs_status_t st = ucp_worker_arm(N.worker);
             if (st == UCS_ERR_BUSY)
@@ -339,8 +342,7 @@ static void *thread_main(void *arg)
             struct pollfd p = { .fd = N.efd, .events = POLLIN };
             poll(&p, 1, 1);
         } else {
-            struct timespec ts = { 0, 50000 };
-            nanosleep(&ts, NULL);
+            nanosleep(&nap, NULL);
         }
     }
     return NULL;
@@ -374,11 +376,8 @@ void rma_net_fini(void)
                 ucp_request_free(c);
             }
         }
-        free(N.addrs[i]);
     }
     free(N.eps);
-    free(N.addrs);
-    free(N.addr_lens);
     ucp_worker_release_address(N.worker, N.own);
     ucp_worker_destroy(N.worker);
     ucp_cleanup(N.context);

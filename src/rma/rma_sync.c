@@ -9,6 +9,7 @@
  * Win_wait waits for it; an unlock or flush sends the count to the target,
  * which answers once it has applied as many.  Operations on targets in this
  * process are applied at issue and never counted. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pt2pt/p2p_api.h"
@@ -31,11 +32,26 @@ void rma_progress_start(void)
         p2p_progress_hook = hook;
 }
 
+/* Nobody wakes a rank waiting for one-sided completions (they are counted
+ * by whichever thread handles them), so it polls: other ranks of the PE
+ * first, else the network, giving the core away now and then as p2p_idle
+ * does (with more processes than cores, a spinning origin would keep the
+ * target or the lock holder off its core for whole time slices). */
 void rma_wait_poll(void)
 {
-    rma_target_deferred();
-    rma_net_progress();
-    p2p_poll();
+    static unsigned idle;
+    int n = rma_target_deferred() + rma_net_progress();
+    if (!util_dlist_empty(&p2p_proc.pe.ready)) {
+        p2p_poll();
+        return;
+    }
+    n += p2p_progress(NULL);
+    if (n)
+        idle = 0;
+    else if (p2p_proc.idle_yield && ++idle >= 256) {
+        idle = 0;
+        sched_yield();
+    }
 }
 
 bool rma_epoch_ok(rma_win_t *w, int t)
@@ -148,6 +164,7 @@ static void unlock_request(rma_win_t *w, int t, int type)
         pthread_mutex_lock(&p->lk);
         rma_unlock_local(p, w->rank, type);
         pthread_mutex_unlock(&p->lk);
+        rma_outbox_flush(); /* grants to waiting origins */
         return;
     }
     wait_local(w, t);

@@ -8,10 +8,46 @@
 #include "rma/rma.h"
 #include "util/util_log.h"
 
+/* Messages decided under a window's mutex go out after it is released: a
+ * send takes the UCX worker's lock, which the other thread may hold while
+ * its message handler waits for the window's mutex.  Each thread keeps its
+ * own outbox. */
+typedef struct outmsg {
+    int proc;
+    rma_hdr_t h;
+    void *data;
+    size_t len;
+    void *free_after;
+} outmsg_t;
+
+static _Thread_local outmsg_t *outbox;
+static _Thread_local int nout, outcap;
+
+static void post(int proc, const rma_hdr_t *h, void *data, size_t len, void *free_after)
+{
+    if (nout == outcap) {
+        int cap = outcap ? 2 * outcap : 16;
+        outmsg_t *o = realloc(outbox, (size_t)cap * sizeof *o);
+        if (!o)
+            util_fatal("out of memory");
+        outbox = o;
+        outcap = cap;
+    }
+    outbox[nout++] = (outmsg_t){ proc, *h, data, len, free_after };
+}
+
+void rma_outbox_flush(void)
+{
+    for (int i = 0; i < nout; i++)
+        rma_net_send(outbox[i].proc, &outbox[i].h, outbox[i].data, outbox[i].len, NULL, outbox[i].free_after,
+                     false);
+    nout = 0;
+}
+
 static void send_ctl(int to_world, uint8_t kind, uint32_t ctx, int from_rank, uint64_t id)
 {
     rma_hdr_t a = { .kind = kind, .ctx = ctx, .target = to_world, .origin = from_rank, .id = id };
-    rma_net_send(p2p_proc_of(to_world), &a, NULL, 0, NULL, NULL, false);
+    post(p2p_proc_of(to_world), &a, NULL, 0, NULL);
 }
 
 /* Hand the granted lock to its origin: a flag of its object in this
@@ -110,7 +146,7 @@ void rma_target_done(rma_win_t *w, int origin, uint64_t n)
 static void answer(const rma_hdr_t *h, void *data, size_t len, void *free_after)
 {
     rma_hdr_t a = { .kind = RMA_RESP, .ctx = h->ctx, .target = h->origin_world, .id = h->id, .len = len };
-    rma_net_send(p2p_proc_of(h->origin_world), &a, data, len, NULL, free_after, false);
+    post(p2p_proc_of(h->origin_world), &a, data, len, free_after);
 }
 
 static void on_resp(const rma_hdr_t *h, const void *data, size_t len)
@@ -279,4 +315,5 @@ static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len
         util_fatal("one-sided message of unknown kind %d", h->kind);
     }
     pthread_mutex_unlock(&w->lk);
+    rma_outbox_flush();
 }

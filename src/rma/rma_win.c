@@ -25,6 +25,8 @@ rma_win_t *rma_win_of(MPI_Win h)
     return w && r && w->world == r->world ? w : NULL;
 }
 
+static rma_win_t *last; /* rma_lookup's last hit, under reg_lk */
+
 static MPI_Win handle_add(rma_win_t *w)
 {
     for (int i = 0; i < nhandles; i++)
@@ -45,7 +47,6 @@ static MPI_Win handle_add(rma_win_t *w)
 rma_win_t *rma_lookup(int world, uint32_t ctx)
 {
     /* the last hit first: a stream of operations targets one window */
-    static _Thread_local rma_win_t *last;
     pthread_mutex_lock(&rma_proc.reg_lk);
     rma_win_t *w = last;
     if (!w || w->world != world || w->ctx != ctx) {
@@ -80,6 +81,8 @@ static void registry_add(rma_win_t *w)
 static void registry_remove(rma_win_t *w)
 {
     pthread_mutex_lock(&rma_proc.reg_lk);
+    if (last == w)
+        last = NULL;
     for (rma_win_t **pp = &rma_proc.wins; *pp; pp = &(*pp)->next)
         if (*pp == w) {
             *pp = w->next;
@@ -355,10 +358,21 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     RMA_WIN(w, win, "MPI_Win_shared_query");
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-        return rma_win_error(w, MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
         return rma_win_error(w, MPI_ERR_RANK, "MPI_Win_shared_query");
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED) {
+        /* MPI 4.1: other flavors tell the memory this rank can load and store
+         * directly: that of the ranks of its own process, nobody else's */
+        int i = rank;
+        if (rank == MPI_PROC_NULL)
+            for (i = 0; i < w->size && !(w->mem[i].local && w->mem[i].size); i++)
+                ;
+        bool direct = i < w->size && w->mem[i].local && w->flavor != MPI_WIN_FLAVOR_DYNAMIC;
+        *size = direct ? (MPI_Aint)w->mem[i].size : 0;
+        *disp_unit = i < w->size ? w->mem[i].disp_unit : 1;
+        *(void **)baseptr = direct && w->mem[i].size ? (void *)(uintptr_t)w->mem[i].base : NULL;
+        return MPI_SUCCESS;
+    }
     int i = rank;
     if (rank == MPI_PROC_NULL) { /* the first member with memory */
         for (i = 0; i < w->size && w->mem[i].size == 0; i++)
