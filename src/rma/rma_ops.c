@@ -91,7 +91,9 @@ int rma_finish_fetches(void)
     return n;
 }
 
-/* Checks shared by every operation; MPI_SUCCESS or an error class. */
+/* Checks shared by every operation; MPI_SUCCESS, RMA_NOTHING (complete as
+ * it is) or an error class. */
+#define RMA_NOTHING (-1)
 static int check(rma_win_t *w, const rma_args_t *a)
 {
     if (a->target != MPI_PROC_NULL && (a->target < 0 || a->target >= w->size))
@@ -107,6 +109,10 @@ static int check(rma_win_t *w, const rma_args_t *a)
         return MPI_ERR_DISP;
     if (!rma_epoch_ok(w, a->target))
         return MPI_ERR_RMA_SYNC;
+    size_t obytes = a->ocount ? (size_t)a->ocount * dt_size(a->odt) : 0;
+    size_t tbytes = a->tcount ? (size_t)a->tcount * dt_size(a->tdt) : 0;
+    if (a->kind != RMA_CAS && obytes == 0 && tbytes == 0)
+        return RMA_NOTHING; /* zero counts or zero-size types: nothing moves */
     if (a->kind == RMA_ACC || a->kind == RMA_GACC) {
         MPI_Datatype b = a->tcount ? rma_basic_of(a->tdt) : MPI_DATATYPE_NULL;
         if (a->tcount && b == MPI_DATATYPE_NULL)
@@ -337,7 +343,7 @@ static int issue(const char *fn, MPI_Win win, rma_args_t *a, MPI_Request *reques
     if (!w)
         return env_error(NULL, MPI_ERR_WIN, fn);
     int err = check(w, a);
-    if (err != MPI_SUCCESS)
+    if (err != MPI_SUCCESS && err != RMA_NOTHING)
         return rma_win_error(w, err, fn);
     size_t tbytes = (size_t)a->tcount * (a->tcount ? dt_size(a->tdt) : 0);
     if (a->kind == RMA_CAS)
@@ -349,7 +355,7 @@ static int issue(const char *fn, MPI_Win win, rma_args_t *a, MPI_Request *reques
         q->pending = 1;
         *request = q;
     }
-    if (a->target == MPI_PROC_NULL) {
+    if (a->target == MPI_PROC_NULL || err == RMA_NOTHING) {
         if (q)
             p2p_req_part_done(q);
         return MPI_SUCCESS;

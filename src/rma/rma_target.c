@@ -250,8 +250,21 @@ void rma_target_handle(const rma_hdr_t *h, const void *data, size_t len)
 
 static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len)
 {
+    /* the reduction kernels load whole elements (long double pairs with
+     * aligned vector loads) and the segments are 8-byte words: a message
+     * straight from a UCX buffer may sit at any address, so a misaligned
+     * one is copied first (puts of plain bytes excepted) */
+    _Alignas(16) char small[256];
+    void *aligned = NULL;
+    if (len && ((uintptr_t)data & 15) && (h->kind != RMA_PUT || h->nseg)) {
+        aligned = len <= sizeof small ? small : malloc(len);
+        if (!aligned)
+            util_fatal("out of memory");
+        memcpy(aligned, data, len);
+        data = aligned;
+    }
     const rma_seg_t *segs = h->nseg ? data : NULL;
-    size_t seglen = (size_t)h->nseg * sizeof(rma_seg_t);
+    size_t seglen = (size_t)h->nseg * sizeof(rma_seg_t); /* a multiple of 16: the payload stays aligned */
     const char *payload = (const char *)data + seglen;
     size_t plen = len - seglen;
     char *tbase = (char *)w->base + h->off;
@@ -315,5 +328,7 @@ static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len
         util_fatal("one-sided message of unknown kind %d", h->kind);
     }
     pthread_mutex_unlock(&w->lk);
+    if (aligned && aligned != small)
+        free(aligned);
     rma_outbox_flush();
 }

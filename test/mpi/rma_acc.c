@@ -101,6 +101,49 @@ int main(int argc, char **argv)
     }
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
 
+    /* ---- MAXLOC on MPI_LONG_DOUBLE_INT: kernels load the pairs aligned, whatever
+     * address the message arrived at; and operations that move nothing ---- */
+    {
+        typedef struct { long double a; int b; } ldi_t;
+        ldi_t *t = (ldi_t *)(base + 32); /* 128 bytes into the window: aligned */
+        MPI_Win_fence(0, win);
+        if (rank == 0)
+            for (int i = 0; i < 3; i++)
+                t[i].a = -1, t[i].b = -1;
+        MPI_Win_fence(0, win);
+        ldi_t mine[3];
+        for (int i = 0; i < 3; i++)
+            mine[i].a = rank % 2 ? 100 + i : rank, mine[i].b = rank;
+        MPI_Accumulate(mine, 3, MPI_LONG_DOUBLE_INT, 0, 128, 3, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, win);
+        MPI_Win_fence(0, win);
+        if (rank == 0)
+            for (int i = 0; i < 3; i++) {
+                long double wa = size > 1 ? 100 + i : 0;
+                int wb = size > 1 ? 1 : 0;
+                if (t[i].a != wa || t[i].b != wb)
+                    errs += mt_fail(rank, "MAXLOC on MPI_LONG_DOUBLE_INT: element %d is (%Lg, %d), expected (%Lg, %d)",
+                                    i, t[i].a, t[i].b, wa, wb);
+            }
+        MPI_Datatype empty;
+        MPI_Type_contiguous(0, MPI_INT, &empty);
+        MPI_Type_commit(&empty);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+        int dummy = 0, rc[3];
+        rc[0] = MPI_Put(&dummy, 1, empty, (rank + 1) % size, 0, 1, empty, win);
+        rc[1] = MPI_Accumulate(&dummy, 1, empty, (rank + 1) % size, 0, 2, empty, MPI_SUM, win);
+        rc[2] = MPI_Get_accumulate(NULL, 0, MPI_INT, &dummy, 1, empty, (rank + 1) % size, 0, 0, MPI_INT, MPI_SUM,
+                                   win);
+        for (int i = 0; i < 3; i++)
+            if (rc[i] != MPI_SUCCESS)
+                errs += mt_fail(rank, "operation %d moving nothing returned error %d", i, rc[i]);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
+        MPI_Type_free(&empty);
+        MPI_Win_fence(0, win);
+        if (rank == 0)
+            iw[W] = 0, iw[W + 1] = 0, iw[W + 2] = 0;
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    }
+
     /* ---- fetch_and_op atomicity under shared locks ---- */
     MPI_Win_lock_all(0, win);
     int *got = mt_malloc(K * sizeof(int));
