@@ -12,7 +12,8 @@
 # (shared memory and CMA only between processes of one node, from the
 # library's own debug lines); fault cases: a node's processes killed
 # mid-job, a node's link cut mid-job (the job must end, naming the node or
-# within the time limit, never hang); slurm_*: the same programs (and a
+# within the time limit, never hang), Ctrl-C (SIGINT) to the launcher; after
+# each fault no process of the job may stay on any node; slurm_*: the same programs (and a
 # killed node) under Slurm's srun --mpi=pmix, with slurmctld on the machine
 # and one slurmd per node (slurmbed.sh), skipped with the reason when the
 # daemons cannot start.
@@ -35,7 +36,8 @@ export NSBED_ID=${NSBED_ID:-$(( ($$ % 249) + 1 ))}
 mkdir -p "$bindir" "$logdir"
 
 CASES='listeners layout ring pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
-kill_node cut_link slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node'
+kill_node cut_link interrupt slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node
+slurm_interrupt'
 wanted=$(select_programs "$CASES" "$@")
 
 summary() {
@@ -171,6 +173,13 @@ fault_case() {
     case $action in
         kill) "$bed" exec ampinode2 pkill -KILL -f "$bindir/spin" ;;
         cut) "$bed" link ampinode2 down ;;
+        interrupt)
+            # Ctrl-C: mpirun ends the job at the first; srun only reports the
+            # step's state then and ends it at a second within a second
+            local target
+            target=$(pgrep -P "$job" -x "${mpirun_bin##*/}" || pgrep -P "$job" srun || echo "$job")
+            kill -INT "$target"
+            [ "$launch" = slurm ] && { sleep 0.3; kill -INT "$target"; } ;;
     esac
     local ended=
     for _ in $(seq 1 300); do
@@ -187,7 +196,16 @@ fault_case() {
     rc=$?
     [ "$action" = cut ] && "$bed" link ampinode2 up
     [ -n "$why" ] || [ "$rc" -ne 0 ] || why="exit status 0 after the fault"
-    [ -n "$why" ] || grep -q 'ampinode2' "$log" || why="no message names ampinode2"
+    [ -n "$why" ] || [ "$action" = interrupt ] || grep -q 'ampinode2' "$log" || why="no message names ampinode2"
+    # nothing of the job stays on any node (2 s for the engine's last kills)
+    local left=
+    for _ in $(seq 1 20); do
+        left=$("$bed" exec ampinode1 pgrep -f "$bindir/spin"; "$bed" exec ampinode2 pgrep -f "$bindir/spin")
+        [ -z "$left" ] && break
+        sleep 0.1
+    done
+    [ -n "$why" ] || [ -z "$left" ] || why="processes left on the nodes: $(echo $left)"
+    echo "ended ${secs} s after the fault" >>"$log"
     report_case "multinode/$name" "$why" "$log"
 }
 
@@ -234,6 +252,7 @@ for c in $wanted; do
         layout) layout_case ;;
         kill_node) fault_case kill_node kill ;;
         cut_link) fault_case cut_link cut ;;
+        interrupt) fault_case interrupt interrupt ;;
         *) program_case "$c" ;;
     esac
 done
@@ -249,8 +268,11 @@ if [ -n "$slurm_cases" ]; then
         trap '"$here/slurmbed.sh" down >/dev/null 2>&1; "$bed" down >/dev/null 2>&1' EXIT
         launch=slurm
         for c in $slurm_cases; do
+            # a node drained by an earlier case's timeout would fail the rest
+            SLURM_CONF=$slurm_conf scontrol update nodename=ampinode1,ampinode2 state=resume >/dev/null 2>&1
             case $c in
                 slurm_kill_node) fault_case slurm_kill_node kill ;;
+                slurm_interrupt) fault_case slurm_interrupt interrupt ;;
                 *) program_case "$c" ;;
             esac
         done

@@ -62,7 +62,10 @@ ReturnToService=2
 SchedulerType=sched/builtin
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-SlurmdTimeout=10
+# generous: on a loaded machine a launch can take seconds, and a node marked
+# down would fail every later case
+SlurmdTimeout=300
+MessageTimeout=60
 InactiveLimit=0
 KillWait=2
 MinJobAge=2
