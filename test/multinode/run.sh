@@ -84,7 +84,8 @@ program_case() {
     local src=$here/$name.c log=$logdir/$1.log
     [ -f "$src" ] || src=$repo/test/mpi/$name.c
     build "$name" "$src" || return
-    mpirun_nodes "$log" 60 "$bindir/$name"
+    # Slurm's step launch alone took tens of seconds on a loaded machine
+    mpirun_nodes "$log" $([ "$launch" = slurm ] && echo 150 || echo 60) "$bindir/$name"
     why=$(early_verdict "$log" "timed out")
     if [ -z "$why" ] && [ "$rc" -ne 0 ]; then
         why="exit status $rc"
