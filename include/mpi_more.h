@@ -431,6 +431,63 @@ AMPI_DECL(int, File_sync, (MPI_File fh));
 /* ---- MPI 4.0 functions the library has (MPI_VERSION stays 3: README says
  * what of MPI 4.0 is there) ---- */
 AMPI_DECL(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag));
+AMPI_DECL(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                   int recvtag, MPI_Comm comm, MPI_Request *request));
+/* persistent collectives */
+AMPI_DECL(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+AMPI_DECL(int, Reduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Allreduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Gather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Gatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+AMPI_DECL(int, Scatter_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Scatterv_init, (const void *sendbuf, const int sendcounts[], const int displs[],
+           MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+           MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+AMPI_DECL(int, Alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Alltoallw_init, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+           const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Reduce_scatter_init, (const void *sendbuf, void *recvbuf, const int recvcounts[],
+           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Reduce_scatter_block_init, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Scan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Exscan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Neighbor_allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Neighbor_allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+AMPI_DECL(int, Neighbor_alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Neighbor_alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+AMPI_DECL(int, Neighbor_alltoallw_init, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+           const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request));
 
 #undef AMPI_DECL
 

@@ -24,6 +24,7 @@
 #include "coll/coll_nb.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define HELPER_STACK (256 * 1024)
 #define SEQ_MOD (1u << 20)
@@ -36,8 +37,43 @@ typedef struct nb_op {
     p2p_req_t *q;
     int tag;
     rank_ult_t *ult;
+    int *arrays; /* copies of the count and displacement arrays a points at */
     struct nb_op *next_done;
 } nb_op_t;
+
+/* The count and displacement arrays of a v-collective, copied at the call:
+ * the caller may free or change its own as soon as the call returns (mpi4py
+ * does), although MPI 3.1 5.12 says it should not.  Only the arrays this
+ * rank uses are read: those of a side whose datatype it uses (reductions:
+ * the receive side), since the others may be anything (MPI_Igatherv's
+ * recvcounts at a non-root, say).  Returns the block that holds the copies
+ * (NULL when none), or sets *err. */
+static int *copy_arrays(const comm_t *c, coll_nb_args_t *a, int *err)
+{
+    bool send = a->sdt != MPI_DATATYPE_NULL, recv = a->rdt != MPI_DATATYPE_NULL || a->op.dt != MPI_DATATYPE_NULL;
+    const int **fields[4] = { &a->scounts, &a->sdispls, &a->rcounts, &a->rdispls };
+    bool used[4] = { send, send, recv, recv };
+    size_t n = 0;
+    for (int i = 0; i < 4; i++)
+        if (*fields[i] && used[i])
+            n += (size_t)c->size;
+    *err = MPI_SUCCESS;
+    if (n == 0)
+        return NULL;
+    int *block = malloc(n * sizeof *block), *next = block;
+    if (!block) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (!*fields[i] || !used[i])
+            continue;
+        memcpy(next, *fields[i], (size_t)c->size * sizeof *next);
+        *fields[i] = next;
+        next += c->size;
+    }
+    return block;
+}
 
 /* Sequence numbers of one local rank by communicator context (a rank never
  * has two communicators with the same context, and contexts are never
@@ -102,6 +138,7 @@ static void reap(void)
             util_fatal("internal error: a finished collective helper is still running");
         finished = o->next_done;
         rank_ult_destroy(o->ult);
+        free(o->arrays);
         free(o);
     }
 }
@@ -119,19 +156,26 @@ static void helper_main(void *arg)
     p2p_req_part_done(o->q);
 }
 
-int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request)
+/* Runs fn(a) on a new helper thread, which completes q.  q is the user's
+ * request, set up by the caller (communicator included). */
+static int launch(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, p2p_req_t *q)
 {
-    if (!request)
-        return MPI_ERR_REQUEST;
     reap();
     nb_op_t *o = malloc(sizeof *o);
     if (!o)
         return MPI_ERR_NO_MEM;
-    *o = (nb_op_t){ .a = *a, .fn = fn, .r = r, .c = c };
-    o->ult = rank_ult_create(rank_current_pe(), HELPER_STACK, helper_main, o);
-    if (!o->ult) {
+    *o = (nb_op_t){ .a = *a, .fn = fn, .r = r, .c = c, .q = q };
+    int err;
+    o->arrays = copy_arrays(c, &o->a, &err);
+    if (!err) {
+        o->ult = rank_ult_create(rank_current_pe(), HELPER_STACK, helper_main, o);
+        if (!o->ult)
+            err = MPI_ERR_NO_MEM;
+    }
+    if (err) {
+        free(o->arrays);
         free(o);
-        return MPI_ERR_NO_MEM;
+        return err;
     }
     o->ult->user = r;
     o->ult->id = r->world;
@@ -139,11 +183,91 @@ int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t
      * every member counts the same collectives */
     o->tag = COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(next_seq(r, c) % SEQ_MOD);
     retain_types(&o->a);
-    p2p_req_t *q = o->q = p2p_req_new(r, P2P_REQ_SEND);
     q->active = true;
+    q->complete = false;
     q->pending = 1;
+    q->status.MPI_ERROR = MPI_SUCCESS;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Xxx_init: the persistent request keeps the arguments (arrays copied,
+ * types retained) for every MPI_Start, until MPI_Request_free. */
+typedef struct persist {
+    p2p_pcoll_t base; /* first: the request points at it */
+    coll_nb_fn *fn;
+    coll_nb_args_t a;
+    int *arrays;
+    void (*dispose)(const coll_nb_args_t *a);
+} persist_t;
+
+/* Set while MPI_Xxx_init runs MPI_Ixxx (coll_persist.c). */
+static bool capturing;
+
+static int persist_start(p2p_req_t *q)
+{
+    persist_t *p = (persist_t *)q->pcoll;
+    return launch(q->owner, q->c, p->fn, &p->a, q);
+}
+
+static void persist_free(p2p_req_t *q)
+{
+    persist_t *p = (persist_t *)q->pcoll;
+    release_types(&p->a);
+    if (p->dispose)
+        p->dispose(&p->a);
+    free(p->arrays);
+    free(p);
+    q->pcoll = NULL;
+}
+
+int coll_nb_persist(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request,
+                    void (*dispose)(const coll_nb_args_t *a))
+{
+    if (!request)
+        return MPI_ERR_REQUEST;
+    persist_t *p = malloc(sizeof *p);
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    *p = (persist_t){ .base = { persist_start, persist_free }, .fn = fn, .a = *a, .dispose = dispose };
+    int err;
+    p->arrays = copy_arrays(c, &p->a, &err);
+    if (err) {
+        free(p);
+        return err;
+    }
+    retain_types(&p->a);
+    p2p_req_t *q = p2p_req_new(r, P2P_REQ_SEND);
+    q->persistent = true;
+    q->active = false;
+    q->complete = true;
+    q->pcoll = &p->base;
     q->comm = c->handle;
     q->c = c;
+    if (!c->predefined)
+        comm_retain(c);
+    *request = q;
+    return MPI_SUCCESS;
+}
+
+void coll_nb_capture(bool on) { capturing = on; }
+
+bool coll_nb_capturing(void) { return capturing; }
+
+int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request)
+{
+    if (!request)
+        return MPI_ERR_REQUEST;
+    if (capturing)
+        return coll_nb_persist(r, c, fn, a, request, NULL);
+    p2p_req_t *q = p2p_req_new(r, P2P_REQ_SEND);
+    q->comm = c->handle;
+    q->c = c;
+    int err = launch(r, c, fn, a, q);
+    if (err) {
+        q->c = NULL;
+        p2p_req_release(q);
+        return err;
+    }
     if (!c->predefined) /* the user may free the communicator meanwhile */
         comm_retain(c);
     *request = q;

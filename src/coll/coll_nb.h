@@ -43,6 +43,15 @@ typedef int coll_nb_fn(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int ta
  * returns its request in *request.  Returns MPI_SUCCESS or an error class
  * (nothing started then). */
 int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request);
+/* Persistent collectives (MPI 4.0 5.13): MPI_Xxx_init calls MPI_Ixxx with
+ * capturing on (coll_persist.c), and coll_nb_start then makes an inactive
+ * persistent request instead of starting: every MPI_Start runs fn(a) on a
+ * helper thread like a nonblocking call.  coll_nb_persist does it directly;
+ * dispose (may be NULL) frees what a holds when the request is freed. */
+void coll_nb_capture(bool on);
+bool coll_nb_capturing(void);
+int coll_nb_persist(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request,
+                    void (*dispose)(const coll_nb_args_t *a));
 /* Checks and starts a collective of uniform blocks (Iallgather, Ialltoall):
  * send (count, type) -- or MPI_IN_PLACE -- and receive (count, type).
  * Returns MPI_SUCCESS or the error class for the caller's handler. */

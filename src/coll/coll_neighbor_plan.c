@@ -83,6 +83,20 @@ static int run_nb(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
     return err;
 }
 
+/* A persistent request's plan runs at every MPI_Start and goes with the
+ * request. */
+static int run_kept(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+{
+    return coll_plan_run(r, c, (coll_plan_t *)a->sbuf, tag);
+}
+
+static void dispose_plan(const coll_nb_args_t *a)
+{
+    coll_plan_t *p = (coll_plan_t *)a->sbuf;
+    for_each_type(p, dt_release);
+    coll_plan_free(p);
+}
+
 int coll_plan_exec(p2p_rank_t *r, comm_t *c, coll_plan_t *p, int blocking_tag, MPI_Request *request)
 {
     if (!request) {
@@ -93,7 +107,8 @@ int coll_plan_exec(p2p_rank_t *r, comm_t *c, coll_plan_t *p, int blocking_tag, M
     /* MPI_Type_free may come before the helper has used the types */
     for_each_type(p, dt_retain);
     coll_nb_args_t a = { .sbuf = p, .sdt = MPI_DATATYPE_NULL, .rdt = MPI_DATATYPE_NULL };
-    int err = coll_nb_start(r, c, run_nb, &a, request);
+    int err = coll_nb_capturing() ? coll_nb_persist(r, c, run_kept, &a, request, dispose_plan)
+                                  : coll_nb_start(r, c, run_nb, &a, request);
     if (err) {
         for_each_type(p, dt_release);
         coll_plan_free(p);

@@ -99,7 +99,11 @@ static int run_delete(comm_state_t *s, comm_t *c, int keyval, void *val)
     return callback_err(kv->del(c->handle, keyval, val, kv->extra));
 }
 
-/* Removes c's attribute `keyval` (if set) after its delete callback. */
+/* Removes c's attribute `keyval` (if set) through its delete callback.  The
+ * entry leaves the array first (a callback that deletes it again finds
+ * nothing); if the callback fails it comes back at its place, since the
+ * call that ran the callback fails (MPI 3.1 6.7.2) -- a replacing set or
+ * MPI_Comm_free must not lose it. */
 static int delete_attr(comm_state_t *s, comm_t *c, int keyval)
 {
     int i = find_attr(c, keyval);
@@ -108,6 +112,16 @@ static int delete_attr(comm_state_t *s, comm_t *c, int keyval)
     void *val = c->attrs[i].val;
     remove_attr(c, i);
     int err = run_delete(s, c, keyval, val);
+    if (err) {
+        int back = add_attr(s, c, keyval, val);
+        if (back)
+            err = back;
+        else if (i < c->nattrs - 1) { /* back to its place among the others */
+            comm_attr_t a = c->attrs[c->nattrs - 1];
+            memmove(&c->attrs[i + 1], &c->attrs[i], (size_t)(c->nattrs - 1 - i) * sizeof *c->attrs);
+            c->attrs[i] = a;
+        }
+    }
     comm_keyval_release(s, keyval);
     return err;
 }
@@ -203,11 +217,16 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
     COMM_ENTER(r, s, "MPI_Comm_free_keyval");
-    comm_keyval_t *kv = comm_keyval ? keyval_get(s, *comm_keyval, false) : NULL;
+    comm_keyval_t *kv = comm_keyval ? keyval_get(s, *comm_keyval, true) : NULL;
     if (!kv)
         return env_error(NULL, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
-    kv->freed = true;
-    comm_keyval_release(s, *comm_keyval);
+    /* Freeing again a keyval that attributes still keep alive (a copy of the
+     * handle, or a delete callback that frees it) is erroneous but common:
+     * it changes nothing, as in MPICH. */
+    if (!kv->freed) {
+        kv->freed = true;
+        comm_keyval_release(s, *comm_keyval);
+    }
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }

@@ -322,6 +322,17 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+/* The rank in c of world rank w (a member of c). */
+static int parent_rank(const comm_t *c, int w)
+{
+    if (!c->members)
+        return w;
+    for (int i = 0; i < c->size; i++)
+        if (c->members[i] == w)
+            return i;
+    return MPI_PROC_NULL;
+}
+
 /* Tags for MPI_Comm_create_group's agreement on the parent's collective
  * context: negative, so they never meet the collectives' own tags (>= 0),
  * one pair per user tag (modulo 2^30 - 1), because MPI lets overlapping
@@ -347,17 +358,31 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     int err = check_subgroup(c, g);
     if (err)
         return env_error(c, err, fn);
-    /* the group's members talk on the parent's collective context, as a
-     * communicator that exists only for this exchange */
-    comm_t tmp = { .handle = c->handle, .ctx = c->ctx, .rank = g->me, .size = g->size, .members = g->ranks,
-                   .errh = MPI_ERRORS_RETURN, .predefined = true /* never released */ };
-    coll_op_t op;
-    coll_op_resolve(MPI_MAX, MPI_UNSIGNED, &op);
-    unsigned mine = s->next_ctx, ctx = 0;
-    err = coll_reduce(r, &tmp, &mine, &ctx, 1, MPI_UNSIGNED, &op, 0, group_tag(tag, 0));
-    int berr = coll_bcast(r, &tmp, &ctx, sizeof ctx, 0, group_tag(tag, 1));
-    if (!err)
-        err = berr;
+    /* The group's members agree on the context over the parent's collective
+     * context: each sends its next_ctx to the group's first member, which
+     * answers with the maximum.  Messages name their sender by its rank in
+     * the parent, so a member that belongs to several groups created one
+     * after the other with the same tag (the tag only has to differ between
+     * concurrent calls) cannot take one group's message for another's. */
+    int leader = parent_rank(c, comm_group_world(g, 0));
+    unsigned ctx = s->next_ctx;
+    if (g->me != 0) {
+        err = coll_send(r, c, &ctx, sizeof ctx, leader, group_tag(tag, 0));
+        if (!err)
+            err = coll_recv(r, c, &ctx, sizeof ctx, leader, group_tag(tag, 1));
+    } else {
+        for (int i = 1; i < g->size && !err; i++) {
+            unsigned theirs;
+            err = coll_recv(r, c, &theirs, sizeof theirs, parent_rank(c, comm_group_world(g, i)), group_tag(tag, 0));
+            if (!err && theirs > ctx)
+                ctx = theirs;
+        }
+        for (int i = 1; i < g->size; i++) {
+            int serr = coll_send(r, c, &ctx, sizeof ctx, parent_rank(c, comm_group_world(g, i)), group_tag(tag, 1));
+            if (!err)
+                err = serr;
+        }
+    }
     comm_t *nc = NULL;
     if (!err) {
         comm_group_retain(g);

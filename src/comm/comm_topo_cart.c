@@ -313,6 +313,14 @@ static int balanced_factors(int m, int k, int *out)
         divs[ndivs++] = (int)d;
         hi_start = ndivs;
     }
+    if (2 * hi_start > cap) { /* room for the partners too */
+        int *t = realloc(divs, (size_t)(2 * hi_start) * sizeof *divs);
+        if (!t) {
+            free(divs), free(cur);
+            return MPI_ERR_NO_MEM;
+        }
+        divs = t;
+    }
     for (int i = hi_start - 1; i >= 0; i--)
         if ((long)divs[i] * divs[i] != m)
             divs[ndivs++] = m / divs[i];

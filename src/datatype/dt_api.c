@@ -95,6 +95,9 @@ int PMPI_Type_free(MPI_Datatype *dt)
         return env_error(NULL, MPI_ERR_ARG, "MPI_Type_free");
     if (!dt_derived(*dt))
         return env_error(NULL, MPI_ERR_TYPE, "MPI_Type_free");
+    int err = dt_attr_delete_all(*dt); /* a failing delete callback keeps the type */
+    if (err)
+        return env_error(NULL, err, "MPI_Type_free");
     dt_release(*dt);
     *dt = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

@@ -150,5 +150,11 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
         d->types[0] = old;
         dt_contents_retain(d, 1);
     }
-    return dt_ctor_finish(d, err, newtype, "MPI_Type_dup");
+    err = dt_ctor_finish(d, err, newtype, "MPI_Type_dup");
+    if (!err && (err = dt_attr_copy_all(old, *newtype)) != MPI_SUCCESS) { /* a copy callback failed */
+        dt_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return env_error(NULL, err, "MPI_Type_dup");
+    }
+    return err;
 }

@@ -41,4 +41,10 @@ int dt_build_resized(const dt_type_t *old, ptrdiff_t lb, ptrdiff_t extent, dt_ty
 int dt_contents_init(dt_type_t *d, int combiner, int nints, int naints, int ntypes);
 void dt_contents_retain(dt_type_t *d, int ntypes);
 
+/* Attributes (dt_attr.c): MPI_Type_free deletes the calling rank's
+ * attributes of a type through their callbacks, MPI_Type_dup copies them;
+ * both return an MPI error class (a failing callback stops them). */
+int dt_attr_delete_all(MPI_Datatype type);
+int dt_attr_copy_all(MPI_Datatype oldtype, MPI_Datatype newtype);
+
 #endif

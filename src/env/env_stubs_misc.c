@@ -15,12 +15,6 @@ ENV_STUB_FILE(File_create_errhandler, (MPI_File_errhandler_function *file_errhan
 ENV_STUB_FILE(File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
 ENV_STUB_FILE(File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
 ENV_STUB_FILE(File_call_errhandler, (MPI_File fh, int errorcode))
-ENV_STUB(Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn,
-          MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state), MPI_COMM_NULL)
-ENV_STUB(Type_free_keyval, (int *type_keyval), MPI_COMM_NULL)
-ENV_STUB(Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val), MPI_COMM_NULL)
-ENV_STUB(Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag), MPI_COMM_NULL)
-ENV_STUB(Type_delete_attr, (MPI_Datatype datatype, int type_keyval), MPI_COMM_NULL)
 ENV_STUB(Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
           MPI_Aint outsize, MPI_Aint *position), MPI_COMM_NULL)
 ENV_STUB(Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size),

@@ -134,6 +134,14 @@ typedef enum { P2P_MODE_STANDARD, P2P_MODE_SYNC, P2P_MODE_READY, P2P_MODE_BUFFER
 
 typedef struct p2p_rank p2p_rank_t;
 
+/* A persistent collective (MPI_Bcast_init ...): the collective layer's
+ * object behind the request; MPI_Start calls start(q), the request's release
+ * calls free(q). */
+typedef struct p2p_pcoll {
+    int (*start)(struct AMPI_Request_s *q);
+    void (*free)(struct AMPI_Request_s *q);
+} p2p_pcoll_t;
+
 struct AMPI_Request_s {
     p2p_mentry_t m;      /* posted-queue entry (receives) */
     uint8_t kind;        /* p2p_req_kind_t */
@@ -165,6 +173,9 @@ struct AMPI_Request_s {
     void *bsend_seg;     /* library-owned buffered send: its segment */
     void *ubuf;          /* non-contiguous datatype: the user's buffer (buf is then `pack`) */
     void *pack;          /* ... and the packed bytes that travel */
+    p2p_pcoll_t *pcoll;  /* persistent requests only: a collective's, or NULL */
+    struct AMPI_Request_s *parent; /* freed requests only: one more part of it ends with this one
+                                    * (the send of MPI_Isendrecv: its receive), or NULL */
     ucx_op_t op_env, op_data;
     union {
         struct {

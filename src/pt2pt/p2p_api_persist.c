@@ -15,6 +15,7 @@ static int init_common(const void *buf, int count, MPI_Datatype dt, int peer, in
         return env_error(c, MPI_ERR_ARG, func);
     p2p_req_t *q = p2p_req_prepare(r, kind, mode, buf, count, dt, peer, tag, c);
     q->persistent = true;
+    q->pcoll = NULL;
     q->active = false;
     q->complete = true;
     *request = q;
@@ -65,7 +66,9 @@ static int start_one(p2p_req_t *q, const char *func)
     if (!q->persistent || q->active)
         return env_error(q->c, MPI_ERR_REQUEST, func);
     int err;
-    if (q->kind == P2P_REQ_RECV)
+    if (q->pcoll)
+        err = q->pcoll->start(q);
+    else if (q->kind == P2P_REQ_RECV)
         err = p2p_recv_start(q);
     else if (q->mode == P2P_MODE_BUFFERED)
         err = p2p_bsend_start(q);

@@ -332,8 +332,10 @@ int PMPI_Request_free(MPI_Request *request)
     p2p_req_t *q = *request;
     if (q->complete || req_inactive(q))
         p2p_req_release(q);
-    else
+    else {
+        q->parent = NULL;
         q->freed = true; /* released when it completes */
+    }
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }

@@ -32,6 +32,8 @@ p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind)
 
 void p2p_req_cleanup(p2p_req_t *q)
 {
+    if (UTIL_UNLIKELY(q->persistent) && q->pcoll)
+        q->pcoll->free(q);
     if (UTIL_UNLIKELY(q->tmp != NULL)) {
         free(q->tmp);
         q->tmp = NULL;
@@ -85,7 +87,10 @@ void p2p_req_part_done(p2p_req_t *q)
         r->internal_pending--;
         p2p_req_release(q);
     } else if (q->freed) {
+        p2p_req_t *parent = q->parent;
         p2p_req_release(q);
+        if (UTIL_UNLIKELY(parent != NULL))
+            p2p_req_part_done(parent);
     }
     wake(waiter);
 }

@@ -69,6 +69,10 @@ rma_basic         all                    0        -
 rma_acc           all                    0        -
 rma_passive       all                    0        -
 rma_early         all                    0        -
+attr_type         1x1,1x4,2x4,4x16       0        -
+comm_create_group 1x4,2x4,1x8,2x8,4x8,6x6,4x16 0      -
+coll_persist      all                    0        -
+isendrecv         all,6x6                0        -
 '
 MATRIX='1x1 1x4 1x16 2x2 2x4 2x16 4x4 4x16'
 # (6x6, 6x12: more than SHM_SCAN_MAX peers, so the rings are found through

@@ -1,7 +1,7 @@
 /* topo_cart.c - Cartesian topologies.
  *
- *  - Dims_create for n = 1..64 and some larger n, ndims 1..4, with and
- *    without fixed dimensions: product, fixed entries kept, free entries
+ *  - Dims_create for n = 1..64 and some larger n (up to 10^9, with up to 240
+ *    divisors), ndims 1..4, with and without fixed dimensions: product, fixed entries kept, free entries
  *    non-increasing; under AMPI also "as close to each other as possible"
  *    (the smallest max - min spread), against a brute-force search here.
  *    A non-divisible fixed dimension must fail with MPI_ERR_DIMS.
@@ -101,6 +101,23 @@ static int test_dims(int me)
     for (size_t i = 0; i < sizeof big / sizeof *big; i++)
         for (int nd = 1; nd <= 6; nd++)
             errs += check_dims(me, big[i], nd, zero);
+    /* counts with more divisors than a small table holds: 720720 has 240,
+     * 10^9 has 100 (product and order only: the reference search above
+     * would need a table of n entries) */
+    int many[] = { 720720, 1000000000 };
+    for (size_t i = 0; i < sizeof many / sizeof *many; i++)
+        for (int nd = 2; nd <= 4; nd++) {
+            int d[4] = { 0, 0, 0, 0 };
+            long prod = 1;
+            MPI_Dims_create(many[i], nd, d);
+            for (int k = 0; k < nd; k++) {
+                prod *= d[k];
+                if (d[k] < 1 || (k > 0 && d[k] > d[k - 1]))
+                    errs += mt_fail(me, "Dims_create(%d, %d): dims[%d] = %d", many[i], nd, k, d[k]);
+            }
+            if (prod != many[i])
+                errs += mt_fail(me, "Dims_create(%d, %d): product %ld", many[i], nd, prod);
+        }
     int f1[3] = { 0, 3, 0 }, f2[4] = { 2, 0, 0, 5 }, f3[2] = { 4, 0 }, f4[3] = { 2, 3, 4 };
     errs += check_dims(me, 36, 3, f1);
     errs += check_dims(me, 360, 4, f2);
