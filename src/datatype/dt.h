@@ -69,6 +69,7 @@ typedef struct dt_type {
     dt_block_t *blocks;
     dt_run_t *runs;
     int refs; /* user handle + outer types' contents + pending operations */
+    struct gpu_dt_layout *gpu_layout; /* device form of blocks, made at first device use */
     /* MPI_Type_get_envelope / get_contents */
     int combiner, nints, naints, ntypes;
     int *ints;
@@ -129,6 +130,10 @@ void dt_pack(const void *buf, int count, MPI_Datatype t, void *out);
  * of the type map and leaves the rest of buf untouched. */
 void dt_unpack(const void *in, size_t in_bytes, void *buf, int count, MPI_Datatype t);
 long long dt_elements(MPI_Datatype t, long long bytes);
+
+/* The type's layout for packing device buffers (gpu_dt.h), built at the
+ * first call and kept with the type; NULL when out of memory. */
+struct gpu_dt_layout *dt_gpu_layout(MPI_Datatype t);
 
 void dt_retain(MPI_Datatype t);
 void dt_release(MPI_Datatype t);

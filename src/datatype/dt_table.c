@@ -6,6 +6,7 @@
  * so a dt_type_t pointer stays valid while its handle lives, and a freed
  * handle's number is reused (codes that create and free types in a loop). */
 #include "datatype/dt_internal.h"
+#include "gpu/gpu_dt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +68,21 @@ void dt_destroy(dt_type_t *d)
     free(d->ints);
     free(d->aints);
     free(d->types);
+    gpu_dt_layout_free(d->gpu_layout);
     free(d->blocks);
     free(d->runs);
     free(d);
+}
+
+_Static_assert(sizeof(dt_block_t) == sizeof(gpu_dt_block_t), "gpu_dt_block_t mirrors dt_block_t");
+_Static_assert(offsetof(dt_block_t, len) == offsetof(gpu_dt_block_t, len), "gpu_dt_block_t mirrors dt_block_t");
+
+struct gpu_dt_layout *dt_gpu_layout(MPI_Datatype t)
+{
+    dt_type_t *d = dt_derived(t);
+    if (d && !d->gpu_layout)
+        d->gpu_layout = gpu_dt_layout_new((const gpu_dt_block_t *)d->blocks, d->nblocks, d->ub - d->lb, d->size);
+    return d ? d->gpu_layout : NULL;
 }
 
 void dt_retain(MPI_Datatype t)

@@ -80,15 +80,10 @@ static void put_event(CUevent e)
         gpu_drv.EventDestroy(e);
 }
 
-static int copy_start(int lane, void *dst, const void *src, size_t n, gpu_copy_t *c)
+/* Runs issue(stream, arg) on the PE's stream of `lane`, with our context
+ * current, and records c's completion event behind it. */
+static int issue_on(int lane, CUresult (*issue)(CUstream, void *), void *arg, gpu_copy_t *c)
 {
-    c->event = NULL;
-    if (n == 0)
-        return 0;
-    if (!gpu_state.on) {
-        memcpy(dst, src, n); /* no GPU: both sides are host memory */
-        return 0;
-    }
     CUcontext previous;
     int r = gpu_ctx_enter(&previous);
     if (r)
@@ -97,8 +92,7 @@ static int copy_start(int lane, void *dst, const void *src, size_t n, gpu_copy_t
     CUevent event = NULL;
     CUresult cr = get_stream(lane, &stream);
     if (cr == GPU_CU_SUCCESS)
-        cr = gpu_drv.MemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n,
-                                 stream);
+        cr = issue(stream, arg);
     if (cr == GPU_CU_SUCCESS)
         cr = get_event(&event);
     if (cr == GPU_CU_SUCCESS)
@@ -111,6 +105,37 @@ static int copy_start(int lane, void *dst, const void *src, size_t n, gpu_copy_t
     }
     c->event = event;
     return 0;
+}
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t n;
+} memcpy_args_t;
+
+static CUresult issue_memcpy(CUstream stream, void *arg)
+{
+    const memcpy_args_t *a = arg;
+    return gpu_drv.MemcpyAsync((CUdeviceptr)(uintptr_t)a->dst, (CUdeviceptr)(uintptr_t)a->src, a->n, stream);
+}
+
+static int copy_start(int lane, void *dst, const void *src, size_t n, gpu_copy_t *c)
+{
+    c->event = NULL;
+    if (n == 0)
+        return 0;
+    if (!gpu_state.on) {
+        memcpy(dst, src, n); /* no GPU: both sides are host memory */
+        return 0;
+    }
+    memcpy_args_t a = { dst, src, n };
+    return issue_on(lane, issue_memcpy, &a, c);
+}
+
+int gpu_copy_issue(CUresult (*issue)(CUstream, void *), void *arg, gpu_copy_t *c)
+{
+    c->event = NULL;
+    return issue_on(0, issue, arg, c);
 }
 
 int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c)

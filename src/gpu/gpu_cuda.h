@@ -99,6 +99,32 @@ typedef struct CUfunc_st *CUfunction;
 _Static_assert(GPU_CU_ERROR_NOT_FOUND == CUDA_ERROR_NOT_FOUND, "cuda.h");
 #endif
 
+/* CUDA_MEMCPY2D (cuMemcpy2DAsync_v2), for strided copies of derived
+ * datatypes (gpu_dt.c); with unified addressing both sides are given as
+ * GPU_CU_MEMORYTYPE_UNIFIED addresses in the device fields. */
+typedef struct gpu_cu_memcpy2d {
+    size_t srcXInBytes, srcY;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes, Height;
+} gpu_cu_memcpy2d_t;
+#define GPU_CU_MEMORYTYPE_UNIFIED 4
+#ifdef HAVE_CUDA_H
+_Static_assert(sizeof(gpu_cu_memcpy2d_t) == sizeof(CUDA_MEMCPY2D), "cuda.h");
+_Static_assert(offsetof(gpu_cu_memcpy2d_t, dstPitch) == offsetof(CUDA_MEMCPY2D, dstPitch), "cuda.h");
+_Static_assert(offsetof(gpu_cu_memcpy2d_t, Height) == offsetof(CUDA_MEMCPY2D, Height), "cuda.h");
+_Static_assert(GPU_CU_MEMORYTYPE_UNIFIED == CU_MEMORYTYPE_UNIFIED, "cuda.h");
+#endif
+
 /* Entry points, named after the driver function without "cu" so that the
  * <cuda.h> macros (cuMemAlloc -> cuMemAlloc_v2, ...) never rename them.
  * The comment gives the exported symbol that gpu_driver_load() looks up. */
@@ -146,6 +172,8 @@ typedef struct gpu_driver {
     CUresult (*LaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned shared, CUstream s, void **params,
                              void **extra);                                 /* cuLaunchKernel */
+    /* Derived datatypes on device memory (gpu_dt.c). */
+    CUresult (*Memcpy2DAsync)(const gpu_cu_memcpy2d_t *p, CUstream s);      /* cuMemcpy2DAsync_v2 */
     /* Optional (NULL when the driver lacks them): copy completion through a
      * host flag written by the stream (gpu_copy.c). */
     CUresult (*StreamWriteValue32)(CUstream s, CUdeviceptr addr, unsigned value, unsigned flags); /* cuStreamWriteValue32_v2 */

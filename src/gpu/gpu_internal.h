@@ -30,5 +30,13 @@ int gpu_ctx_enter(CUcontext *previous);
 void gpu_ctx_leave(CUcontext previous);
 
 void gpu_copy_fini(void); /* destroy the PE streams and pooled events */
+/* Run issue(stream, arg) on the calling PE's main copy stream (in order
+ * with gpu_copy_start's copies) and record c's completion behind it; poll
+ * with gpu_copy_done.  Returns 0 or the driver's error. */
+int gpu_copy_issue(CUresult (*issue)(CUstream, void *), void *arg, gpu_copy_t *c);
+/* A kernel of the library's module (gpu_kernels.cu), loading it on first
+ * use; 0 or the driver's error (GPU_CU_ERROR_NOT_FOUND: no such kernel, or
+ * a build without nvcc).  Our context must be current. */
+int gpu_kernel_get(const char *name, CUfunction *f);
 
 #endif

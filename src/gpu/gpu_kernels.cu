@@ -87,3 +87,83 @@ ARITH(cf32, cf32_t) ARITH(cf64, cf64_t)
 
 LOC(float_int, float, int) LOC(double_int, double, int) LOC(long_int, long, int) LOC(2int, int, int)
 LOC(short_int, short, int) LOC(2float, float, float) LOC(2double, double, double)
+
+/* ---- Derived datatypes on device memory (gpu_dt.c) ----
+ * A layout is the type's flattened blocks, each with its place in the
+ * packed element (pos).  Segment s of a message is block s % nsegs of
+ * element s / nsegs.  Only packed bytes below `limit` move (a short
+ * receive fills a prefix of the type map).  U is the widest unit that
+ * every offset, length and both base addresses allow; a clipped tail moves
+ * byte by byte.  "w" kernels give each segment a block of threads (long
+ * blocks), "n" kernels one thread (many short blocks: a face of a grid
+ * sent as one element per block). */
+struct ampi_dt_seg {
+    long long off;
+    unsigned long long len, pos;
+};
+
+template <typename U, bool PACK>
+__device__ static void dt_seg(char *packed, char *buf, const ampi_dt_seg *segs, unsigned long long nsegs,
+                              long long extent, unsigned long long esize, unsigned long long limit,
+                              unsigned long long s, unsigned first, unsigned step)
+{
+    unsigned long long e = s / nsegs, k = s - e * nsegs;
+    unsigned long long p0 = e * esize + segs[k].pos, len = segs[k].len;
+    if (p0 >= limit)
+        return;
+    if (p0 + len > limit)
+        len = limit - p0;
+    char *u = buf + (long long)e * extent + segs[k].off, *p = packed + p0;
+    unsigned long long units = len / sizeof(U);
+    for (unsigned long long i = first; i < units; i += step) {
+        if (PACK)
+            ((U *)p)[i] = ((const U *)u)[i];
+        else
+            ((U *)u)[i] = ((const U *)p)[i];
+    }
+    for (unsigned long long i = units * sizeof(U) + first; i < len; i += step) {
+        if (PACK)
+            p[i] = u[i];
+        else
+            u[i] = p[i];
+    }
+}
+
+#define DT_KERNELS(W, U)                                                                                   \
+    extern "C" __global__ void ampi_dt_pack_w##W(char *packed, char *buf, const ampi_dt_seg *segs,          \
+                                                 unsigned long long nsegs, long long extent,                 \
+                                                 unsigned long long esize, unsigned long long total,         \
+                                                 unsigned long long limit)                                   \
+    {                                                                                                        \
+        for (unsigned long long s = blockIdx.x; s < total; s += gridDim.x)                                  \
+            dt_seg<U, true>(packed, buf, segs, nsegs, extent, esize, limit, s, threadIdx.x, blockDim.x);     \
+    }                                                                                                        \
+    extern "C" __global__ void ampi_dt_unpack_w##W(char *packed, char *buf, const ampi_dt_seg *segs,        \
+                                                   unsigned long long nsegs, long long extent,               \
+                                                   unsigned long long esize, unsigned long long total,       \
+                                                   unsigned long long limit)                                 \
+    {                                                                                                        \
+        for (unsigned long long s = blockIdx.x; s < total; s += gridDim.x)                                  \
+            dt_seg<U, false>(packed, buf, segs, nsegs, extent, esize, limit, s, threadIdx.x, blockDim.x);    \
+    }                                                                                                        \
+    extern "C" __global__ void ampi_dt_pack_n##W(char *packed, char *buf, const ampi_dt_seg *segs,          \
+                                                 unsigned long long nsegs, long long extent,                 \
+                                                 unsigned long long esize, unsigned long long total,         \
+                                                 unsigned long long limit)                                   \
+    {                                                                                                        \
+        for (unsigned long long s = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; s < total;    \
+             s += (unsigned long long)gridDim.x * blockDim.x)                                                \
+            dt_seg<U, true>(packed, buf, segs, nsegs, extent, esize, limit, s, 0, 1);                        \
+    }                                                                                                        \
+    extern "C" __global__ void ampi_dt_unpack_n##W(char *packed, char *buf, const ampi_dt_seg *segs,        \
+                                                   unsigned long long nsegs, long long extent,               \
+                                                   unsigned long long esize, unsigned long long total,       \
+                                                   unsigned long long limit)                                 \
+    {                                                                                                        \
+        for (unsigned long long s = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; s < total;    \
+             s += (unsigned long long)gridDim.x * blockDim.x)                                                \
+            dt_seg<U, false>(packed, buf, segs, nsegs, extent, esize, limit, s, 0, 1);                       \
+    }
+
+DT_KERNELS(1, uint8_t) DT_KERNELS(2, uint16_t) DT_KERNELS(4, uint32_t) DT_KERNELS(8, uint64_t)
+DT_KERNELS(16, uint4)

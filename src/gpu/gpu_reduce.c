@@ -103,6 +103,26 @@ gpu_reduce_status_t gpu_reduce_check(gpu_op_t op, gpu_elem_t elem)
     return st;
 }
 
+int gpu_kernel_get(const char *name, CUfunction *f)
+{
+    if (gpu_kernels_image_size == 0)
+        return GPU_CU_ERROR_NOT_FOUND;
+    pthread_mutex_lock(&lock);
+    drop_stale();
+    CUresult r = GPU_CU_SUCCESS;
+    if (module_failed) {
+        r = GPU_CU_ERROR_NOT_FOUND;
+    } else if (!module && (r = gpu_drv.ModuleLoadData(&module, gpu_kernels_image)) != GPU_CU_SUCCESS) {
+        complain("cuModuleLoadData (the library's kernels)", r);
+        module = NULL;
+        module_failed = true;
+    }
+    if (r == GPU_CU_SUCCESS)
+        r = gpu_drv.ModuleGetFunction(f, module, name);
+    pthread_mutex_unlock(&lock);
+    return (int)r;
+}
+
 /* The calling thread's stream; our context must be current. */
 static CUresult get_stream(CUstream *out)
 {

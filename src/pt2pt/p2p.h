@@ -176,6 +176,7 @@ struct AMPI_Request_s {
     p2p_pcoll_t *pcoll;  /* persistent requests only: a collective's, or NULL */
     struct AMPI_Request_s *parent; /* freed requests only: one more part of it ends with this one
                                     * (the send of MPI_Isendrecv: its receive), or NULL */
+    uint8_t dev_dt;      /* pack is device scratch (1; 2 once a receive's unpack started) */
     ucx_op_t op_env, op_data;
     union {
         struct {
@@ -296,6 +297,7 @@ static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind
     q->tmp = NULL;
     q->bsend_seg = NULL;
     q->ubuf = q->pack = NULL;
+    q->dev_dt = 0;
     q->dt = MPI_BYTE;
     q->c = NULL;
 }
@@ -305,6 +307,14 @@ void p2p_req_fail(p2p_req_t *q, int mpi_err);
 /* Non-contiguous datatypes travel packed: gather the user's data before a
  * send starts (p2p_req_pack), scatter it after a receive (done in part_done). */
 void p2p_req_pack(p2p_req_t *q);
+/* The same for a device buffer (p2p_gpu.c): its elements gathered into q's
+ * device pack buffer by the GPU before the send starts, scattered by it
+ * after a receive (q completes once that has run). */
+void p2p_dev_pack(p2p_req_t *q);
+void p2p_dev_unpack_then_complete(p2p_req_t *q);
+/* Gather `count` elements of type dt at device buffer src into dst, which
+ * is contiguous device memory, and wait (letting the PE's other ranks run). */
+void p2p_dev_pack_wait(void *dst, const void *src, int count, MPI_Datatype dt);
 
 /* starting operations on a prepared request */
 int p2p_send_start(p2p_req_t *q);

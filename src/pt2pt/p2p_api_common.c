@@ -1,6 +1,8 @@
 /* Argument checks, request set-up, statuses and waiting, shared by the
  * point-to-point entry points. */
 #include "pt2pt/p2p_api.h"
+#include "gpu/gpu_dt.h"
+#include "gpu/gpu_reduce.h" /* gpu_dev_alloc */
 
 #include <stdlib.h>
 
@@ -23,9 +25,10 @@ int p2p_check_args_slow(p2p_rank_t *r, const void *buf, int count, MPI_Datatype 
         return env_error(c, MPI_ERR_TAG, func);
     if (count > 0 && !buf && dt_size(dt) > 0 && peer != MPI_PROC_NULL)
         return env_error(c, MPI_ERR_BUFFER, func);
-    if (!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1))
+    if (!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1) && !gpu_dt_available())
         return env_error_msg(c, MPI_ERR_UNSUPPORTED_OPERATION, func,
-                             "non-contiguous datatypes on device buffers are not supported yet");
+                             "non-contiguous datatypes on device buffers need the library's device kernels "
+                             "(built without nvcc)");
     return MPI_SUCCESS;
 }
 
@@ -34,6 +37,13 @@ void p2p_req_setup_derived(p2p_req_t *q, const void *buf, MPI_Datatype dt)
     dt_retain(dt); /* MPI_Type_free may come before the operation ends */
     if (dt_is_contig(dt)) {
         q->buf = (char *)q->buf + dt_contig_offset(dt);
+    } else if (UTIL_UNLIKELY(p2p_is_device(buf, 1))) {
+        /* packed and unpacked by the GPU, in device scratch memory */
+        q->ubuf = (void *)buf;
+        if (gpu_dev_alloc(q->bytes ? q->bytes : 1, &q->pack) != 0)
+            util_fatal("out of device memory for a packing buffer of %zu bytes", q->bytes);
+        q->dev_dt = 1;
+        q->buf = q->pack;
     } else {
         q->ubuf = (void *)buf;
         q->pack = malloc(q->bytes ? q->bytes : 1);

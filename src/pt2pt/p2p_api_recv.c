@@ -1,5 +1,6 @@
 /* MPI receive entry points, Sendrecv and the count queries. */
 #include "pt2pt/p2p_api.h"
+#include "gpu/gpu_reduce.h" /* gpu_dev_alloc */
 
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,17 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy)
         return env_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+    if (!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1)) { /* the same, packed by the GPU */
+        void *dcopy;
+        free(copy);
+        if (gpu_dev_alloc(bytes ? bytes : 1, &dcopy) != 0)
+            return env_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+        p2p_dev_pack_wait(dcopy, buf, count, dt);
+        err = PMPI_Sendrecv(dcopy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, dt, source, recvtag, comm,
+                            status);
+        gpu_dev_free(dcopy);
+        return err;
+    }
     if (!dt_is_contig(dt)) { /* sent packed as bytes, received into the user's layout */
         dt_pack(buf, count, dt, copy);
         err = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, dt, source, recvtag, comm,

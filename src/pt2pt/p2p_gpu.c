@@ -4,6 +4,8 @@
  * them and completes the requests waiting on them. */
 #include "pt2pt/p2p.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_dt.h"
+#include "datatype/dt.h"
 #include "util/util_log.h"
 
 #include <stdlib.h>
@@ -103,6 +105,46 @@ int p2p_copies_progress(void)
         n++;
     }
     return n;
+}
+
+/* ---- derived datatypes on device buffers (gpu_dt.h) ---- */
+
+static gpu_dt_layout_t *layout_of(MPI_Datatype dt)
+{
+    gpu_dt_layout_t *l = dt_gpu_layout(dt);
+    if (!l)
+        util_fatal("out of memory for the device layout of a datatype");
+    return l;
+}
+
+void p2p_dev_pack_wait(void *dst, const void *src, int count, MPI_Datatype dt)
+{
+    gpu_copy_t gc;
+    int rc = gpu_dt_pack_start(dst, src, (size_t)count, layout_of(dt), &gc);
+    if (rc != 0)
+        util_fatal("packing a derived datatype on the GPU failed to start (CUDA error %d)", rc);
+    while (!gpu_copy_done(&gc))
+        p2p_poll();
+}
+
+/* The send's data must be whole before any route reads the pack buffer
+ * (another process's GPU or UCX's own streams may read it), so the send
+ * waits for its pack. */
+void p2p_dev_pack(p2p_req_t *q) { p2p_dev_pack_wait(q->pack, q->ubuf, q->count, q->dt); }
+
+void p2p_dev_unpack_then_complete(p2p_req_t *q)
+{
+    p2p_copy_t *c = malloc(sizeof *c);
+    if (!c)
+        util_fatal("out of memory");
+    *c = (p2p_copy_t){ .a = q };
+    int rc = gpu_dt_unpack_start(q->ubuf, q->pack, (size_t)q->count, (size_t)q->status.ampi_count,
+                                 layout_of(q->dt), &c->gc);
+    if (rc != 0)
+        util_fatal("unpacking a derived datatype on the GPU failed to start (CUDA error %d)", rc);
+    /* in order with the copies of the list: the same stream */
+    util_dlist_push_back(&p2p_proc.copies, &c->link);
+    p2p_proc.ncopies++;
 }
 
 void p2p_copy_sync(void *dst, const void *src, size_t n)

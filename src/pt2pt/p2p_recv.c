@@ -286,6 +286,8 @@ int p2p_recv_start(p2p_req_t *q)
     q->complete = false;
     q->active = true;
     q->pending = 1; /* the data */
+    if (UTIL_UNLIKELY(q->dev_dt))
+        q->dev_dt = 1; /* a persistent receive's unpack runs again */
     q->status.MPI_ERROR = MPI_SUCCESS;
     q->status.ampi_cancelled = 0;
     q->status.ampi_count = 0;

@@ -5,6 +5,7 @@
 #include "pt2pt/p2p.h"
 #include "pt2pt/p2p_bsend.h"
 #include "datatype/dt.h"
+#include "gpu/gpu_reduce.h" /* gpu_dev_free */
 #include "util/util_log.h"
 
 #include <stdlib.h>
@@ -43,7 +44,11 @@ void p2p_req_cleanup(p2p_req_t *q)
         q->c = NULL;
     }
     if (UTIL_UNLIKELY(!dt_is_predefined(q->dt))) {
-        free(q->pack);
+        if (q->dev_dt)
+            gpu_dev_free(q->pack);
+        else
+            free(q->pack);
+        q->dev_dt = 0;
         q->pack = q->ubuf = NULL;
         dt_release(q->dt);
         q->dt = MPI_BYTE;
@@ -67,16 +72,28 @@ static inline void wake(rank_ult_t *u)
 
 void p2p_req_pack(p2p_req_t *q)
 {
-    if (UTIL_UNLIKELY(q->ubuf != NULL))
-        dt_pack(q->ubuf, q->count, q->dt, q->pack);
+    if (UTIL_UNLIKELY(q->ubuf != NULL)) {
+        if (q->dev_dt)
+            p2p_dev_pack(q);
+        else
+            dt_pack(q->ubuf, q->count, q->dt, q->pack);
+    }
 }
 
 void p2p_req_part_done(p2p_req_t *q)
 {
     if (--q->pending > 0)
         return;
-    if (UTIL_UNLIKELY(q->ubuf != NULL) && q->kind == P2P_REQ_RECV && !q->status.ampi_cancelled)
-        dt_unpack(q->pack, (size_t)q->status.ampi_count, q->ubuf, q->count, q->dt);
+    if (UTIL_UNLIKELY(q->ubuf != NULL) && q->kind == P2P_REQ_RECV && !q->status.ampi_cancelled) {
+        if (q->dev_dt == 1) { /* the GPU scatters; this runs again once it has */
+            q->dev_dt = 2;
+            q->pending = 1;
+            p2p_dev_unpack_then_complete(q);
+            return;
+        }
+        if (!q->dev_dt)
+            dt_unpack(q->pack, (size_t)q->status.ampi_count, q->ubuf, q->count, q->dt);
+    }
     q->complete = true;
     if (UTIL_UNLIKELY(q->cma_proc))
         p2p_cma_settled(q);

@@ -27,7 +27,7 @@
 
 set -u
 
-PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll gpu_rma gpu_memkind'
+PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll gpu_rma gpu_memkind gpu_ddt'
 MATRIX='1x1 1x4 2x2 2x8'
 OMPI_NPS='1 2'
 RUN_TIMEOUT=120   # ampirun --timeout
@@ -244,6 +244,15 @@ if has gpu_memkind; then
                 GPU_TEST_MAX_BYTES=1048576 "$launcher" --timeout 600 -np "$p" +vp "$v" "$bindir/gpu_memkind"
         done
     fi
+fi
+
+# Derived datatypes on device buffers (gpu_ddt) over each route between
+# processes.
+if has gpu_ddt; then
+    for route in ucx:AMPI_GPU_IPC=0 ipc-push-always:AMPI_GPU_IPC_PUSH_MIN=0 ipc-pull-always:AMPI_GPU_IPC_PUSH=0; do
+        run_case "gpu/gpu_ddt-${route%%:*} np=2 vp=4" gpu_ddt "$logdir/gpu_ddt.${route%%:*}.log" \
+            env "${route#*:}" "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 4 "$bindir/gpu_ddt"
+    done
 fi
 
 # The host-staging fallback: a UCX without CUDA and no IPC route.  Without

@@ -1,0 +1,204 @@
+/* Derived datatypes on device memory (gpu_dt.h). */
+#include "gpu/gpu_dt.h"
+#include "gpu/gpu_internal.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define THREADS 128
+#define MAX_GRID 4096
+#define WIDE_MIN 128 /* blocks of at least this many bytes on average: a thread block each */
+
+/* what the kernels read (struct ampi_dt_seg of gpu_kernels.cu) */
+typedef struct {
+    long long off;
+    unsigned long long len, pos;
+} seg_t;
+
+struct gpu_dt_layout {
+    size_t nblocks, size;
+    ptrdiff_t extent;
+    seg_t *host;          /* the blocks with their packed positions */
+    unsigned align;       /* largest of 16, 8, 4, 2, 1 dividing every offset, length and the extent */
+    bool uniform;         /* one length, one stride, also from element to element */
+    ptrdiff_t stride;     /* ... that stride */
+    pthread_mutex_t lock; /* for the device copy */
+    CUdeviceptr dev;      /* device copy of host[], made at first use */
+    unsigned generation;  /* gpu_state.generation of dev */
+};
+
+extern const size_t gpu_kernels_image_size;
+
+bool gpu_dt_available(void) { return gpu_kernels_image_size != 0; }
+
+static unsigned align_of(uint64_t x)
+{
+    unsigned a = 16;
+    while (a > 1 && x % a)
+        a /= 2;
+    return a;
+}
+
+gpu_dt_layout_t *gpu_dt_layout_new(const gpu_dt_block_t *blocks, size_t nblocks, ptrdiff_t extent, size_t size)
+{
+    gpu_dt_layout_t *l = calloc(1, sizeof *l);
+    if (!l || !(l->host = malloc(sizeof *l->host * (nblocks ? nblocks : 1)))) {
+        free(l);
+        return NULL;
+    }
+    l->nblocks = nblocks;
+    l->size = size;
+    l->extent = extent;
+    uint64_t bits = (uint64_t)extent;
+    size_t pos = 0;
+    for (size_t k = 0; k < nblocks; k++) {
+        l->host[k] = (seg_t){ blocks[k].off, blocks[k].len, pos };
+        pos += blocks[k].len;
+        bits |= (uint64_t)blocks[k].off | blocks[k].len;
+    }
+    l->align = align_of(bits);
+    l->stride = nblocks > 1 ? blocks[1].off - blocks[0].off : extent;
+    l->uniform = nblocks > 0 && l->stride >= (ptrdiff_t)blocks[0].len;
+    for (size_t k = 1; k < nblocks && l->uniform; k++)
+        l->uniform = blocks[k].len == blocks[0].len && blocks[k].off - blocks[k - 1].off == l->stride;
+    l->uniform = l->uniform && extent == l->stride * (ptrdiff_t)nblocks; /* elements continue the rows */
+    pthread_mutex_init(&l->lock, NULL);
+    return l;
+}
+
+void gpu_dt_layout_free(gpu_dt_layout_t *l)
+{
+    if (!l)
+        return;
+    /* a copy of an earlier context (reset, or gpu_release) went with it */
+    if (l->dev && l->generation == gpu_state.generation && gpu_state.on)
+        gpu_drv.MemFree(l->dev);
+    pthread_mutex_destroy(&l->lock);
+    free(l->host);
+    free(l);
+}
+
+/* The device copy of the blocks; our context is current. */
+static CUresult layout_on_device(gpu_dt_layout_t *l, CUdeviceptr *out)
+{
+    CUresult r = GPU_CU_SUCCESS;
+    pthread_mutex_lock(&l->lock);
+    if (!l->dev || l->generation != gpu_state.generation) {
+        size_t bytes = sizeof *l->host * l->nblocks;
+        l->dev = 0;
+        r = gpu_drv.MemAlloc(&l->dev, bytes);
+        if (r == GPU_CU_SUCCESS && (r = gpu_drv.MemcpyHtoD(l->dev, l->host, bytes)) != GPU_CU_SUCCESS) {
+            gpu_drv.MemFree(l->dev);
+            l->dev = 0;
+        }
+        l->generation = gpu_state.generation;
+    }
+    *out = l->dev;
+    pthread_mutex_unlock(&l->lock);
+    return r;
+}
+
+typedef struct {
+    bool pack;
+    char *packed, *buf;
+    size_t count, limit;
+    gpu_dt_layout_t *l;
+    int buf_device; /* ordinal of buf's GPU; -1 host-reachable (managed) */
+} job_t;
+
+static CUresult issue_2d(CUstream s, const job_t *j)
+{
+    const gpu_dt_layout_t *l = j->l;
+    size_t rows = j->count * l->nblocks, width = l->host[0].len;
+    CUdeviceptr strided = (CUdeviceptr)(uintptr_t)(j->buf + l->host[0].off);
+    CUdeviceptr packed = (CUdeviceptr)(uintptr_t)j->packed;
+    gpu_cu_memcpy2d_t p = { .srcMemoryType = GPU_CU_MEMORYTYPE_UNIFIED, .dstMemoryType = GPU_CU_MEMORYTYPE_UNIFIED,
+                            .WidthInBytes = width, .Height = rows };
+    p.srcDevice = j->pack ? strided : packed;
+    p.srcPitch = j->pack ? (size_t)l->stride : width;
+    p.dstDevice = j->pack ? packed : strided;
+    p.dstPitch = j->pack ? width : (size_t)l->stride;
+    return gpu_drv.Memcpy2DAsync(&p, s);
+}
+
+/* Memory of another GPU: the copy engine, block by block. */
+static CUresult issue_blocks(CUstream s, const job_t *j)
+{
+    const gpu_dt_layout_t *l = j->l;
+    size_t done = 0;
+    for (size_t e = 0; e < j->count && done < j->limit; e++)
+        for (size_t k = 0; k < l->nblocks && done < j->limit; k++) {
+            size_t len = l->host[k].len < j->limit - done ? l->host[k].len : j->limit - done;
+            char *u = j->buf + (ptrdiff_t)e * l->extent + l->host[k].off, *p = j->packed + done;
+            CUresult r = gpu_drv.MemcpyAsync((CUdeviceptr)(uintptr_t)(j->pack ? p : u),
+                                             (CUdeviceptr)(uintptr_t)(j->pack ? u : p), len, s);
+            if (r != GPU_CU_SUCCESS)
+                return r;
+            done += len;
+        }
+    return GPU_CU_SUCCESS;
+}
+
+static CUresult issue_kernel(CUstream s, const job_t *j)
+{
+    gpu_dt_layout_t *l = j->l;
+    CUdeviceptr segs;
+    CUresult r = layout_on_device(l, &segs);
+    if (r != GPU_CU_SUCCESS)
+        return r;
+    unsigned unit = align_of((uint64_t)l->align | (uintptr_t)j->buf | (uintptr_t)j->packed);
+    bool wide = l->nblocks && l->size / l->nblocks >= WIDE_MIN;
+    char name[32];
+    snprintf(name, sizeof name, "ampi_dt_%s_%c%u", j->pack ? "pack" : "unpack", wide ? 'w' : 'n', unit);
+    CUfunction f;
+    if ((r = (CUresult)gpu_kernel_get(name, &f)) != GPU_CU_SUCCESS)
+        return r;
+    unsigned long long nsegs = l->nblocks, total = j->count * l->nblocks, esize = l->size, limit = j->limit;
+    long long extent = l->extent;
+    unsigned long long grid = wide ? total : (total + THREADS - 1) / THREADS;
+    if (grid > MAX_GRID)
+        grid = MAX_GRID;
+    if (grid == 0)
+        return GPU_CU_SUCCESS;
+    char *packed = j->packed, *buf = j->buf;
+    void *params[] = { &packed, &buf, &segs, &nsegs, &extent, &esize, &total, &limit };
+    return gpu_drv.LaunchKernel(f, (unsigned)grid, 1, 1, THREADS, 1, 1, 0, s, params, NULL);
+}
+
+static CUresult issue(CUstream s, void *arg)
+{
+    const job_t *j = arg;
+    const gpu_dt_layout_t *l = j->l;
+    if (j->buf_device >= 0 && j->buf_device != gpu_state.device)
+        return issue_blocks(s, j);
+    if (l->uniform && l->host[0].len >= GPU_DT_2D_MIN && j->limit == j->count * l->size)
+        return issue_2d(s, j);
+    return issue_kernel(s, j);
+}
+
+static int start(bool pack, void *packed, const void *buf, size_t count, size_t limit, gpu_dt_layout_t *l,
+                 gpu_copy_t *c)
+{
+    c->event = NULL;
+    if (count == 0 || l->size == 0 || limit == 0)
+        return 0;
+    gpu_mem_t m;
+    gpu_classify(buf, 1, &m);
+    job_t j = { pack, packed, (char *)buf, count, limit, l, m.kind == GPU_MEM_DEVICE ? m.device : -1 };
+    return gpu_copy_issue(issue, &j, c);
+}
+
+int gpu_dt_pack_start(void *packed, const void *buf, size_t count, gpu_dt_layout_t *l, gpu_copy_t *c)
+{
+    return start(true, packed, buf, count, count * l->size, l, c);
+}
+
+int gpu_dt_unpack_start(void *buf, const void *packed, size_t count, size_t bytes, gpu_dt_layout_t *l,
+                        gpu_copy_t *c)
+{
+    size_t all = count * l->size;
+    return start(false, (void *)packed, buf, count, bytes < all ? bytes : all, l, c);
+}
