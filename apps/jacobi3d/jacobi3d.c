@@ -12,7 +12,8 @@
  * Ranks may be user-level threads sharing a process (AMPI-style +vp), so
  * there is no mutable global or static state: all of it is in jc_run_t.
  * Only the MPI calls our library has today are used: Init, Finalize,
- * Comm_rank/size, Isend, Irecv, Waitall, Barrier, Wtime, Abort.
+ * Comm_rank/size, Isend, Irecv, Waitall, Barrier, Wtime, Abort, and with
+ * -ddt Type_create_subarray, Type_commit, Type_free.
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
@@ -39,6 +40,7 @@ typedef struct jc_run {
     const jc_ops_t *ops;
     jc_backend_t *be;
     MPI_Request reqs[2 * JC_NFACES];
+    MPI_Datatype face_send[JC_NFACES], face_recv[JC_NFACES]; /* -ddt */
     double t_loop, t_comm; /* seconds over the timed iterations */
 } jc_run_t;
 
@@ -79,6 +81,17 @@ static int (*find_yield(void))(void)
 static int post_exchange(jc_run_t *run)
 {
     const jc_block_t *b = &run->blk;
+    if (run->opt.ddt) { /* straight from and into the current grid */
+        double *g = run->ops->grid(run->be);
+        int nreq = 0;
+        for (int f = 0; f < JC_NFACES; f++) {
+            if (b->nbr[f] < 0)
+                continue;
+            MPI_Irecv(g, 1, run->face_recv[f], b->nbr[f], f ^ 1, run->comm, &run->reqs[nreq++]);
+            MPI_Isend(g, 1, run->face_send[f], b->nbr[f], f, run->comm, &run->reqs[nreq++]);
+        }
+        return nreq;
+    }
     double *sendbuf = run->ops->send_buffer(run->be), *recvbuf = run->ops->recv_buffer(run->be);
     int nreq = 0;
     for (int f = 0; f < JC_NFACES; f++) {
@@ -154,8 +167,8 @@ static void report(jc_run_t *run)
     }
     const jc_options_t *o = &run->opt;
     char flags[64];
-    snprintf(flags, sizeof(flags), "%s%s%s%s", o->overlap ? "+overlap" : "", o->fuse ? "+fuse" : "",
-             o->graphs ? "+graphs" : "", o->overlap || o->fuse || o->graphs ? "" : "-");
+    snprintf(flags, sizeof(flags), "%s%s%s%s%s", o->overlap ? "+overlap" : "", o->fuse ? "+fuse" : "",
+             o->graphs ? "+graphs" : "", o->ddt ? "+ddt" : "", o->overlap || o->fuse || o->graphs || o->ddt ? "" : "-");
     printf("jacobi3d mode=%s flags=%s grid=%ldx%ldx%ld decomp=%dx%dx%d ranks=%d iters=%d iter_ms=%.4f "
            "comm_ms=%.4f iter_ms_max=%.4f\n",
            jc_mode_name(o->mode), flags[0] == '+' ? flags + 1 : flags, run->n[0], run->n[1], run->n[2],
@@ -215,6 +228,34 @@ static const char *plan(jc_run_t *run, char *msg, size_t len)
     return NULL;
 }
 
+/* -ddt: face f of the grid (halos included, x fastest) as a subarray: the
+ * layer of interior cells next to it (send) and the halo layer beyond it
+ * (receive).  Element order is the subarray's, the same at both ends. */
+static void make_face_types(jc_run_t *run)
+{
+    const jc_block_t *b = &run->blk;
+    int sizes[3] = {b->lz + 2, b->ly + 2, b->lx + 2}, l[3] = {b->lz, b->ly, b->lx};
+    for (int f = 0; f < JC_NFACES; f++) {
+        int dim = 2 - f / 2; /* x faces fix the last (fastest) index */
+        int sub[3] = {l[0], l[1], l[2]}, s_start[3] = {1, 1, 1}, r_start[3] = {1, 1, 1};
+        sub[dim] = 1;
+        s_start[dim] = f % 2 ? l[dim] : 1;
+        r_start[dim] = f % 2 ? l[dim] + 1 : 0;
+        MPI_Type_create_subarray(3, sizes, sub, s_start, MPI_ORDER_C, MPI_DOUBLE, &run->face_send[f]);
+        MPI_Type_create_subarray(3, sizes, sub, r_start, MPI_ORDER_C, MPI_DOUBLE, &run->face_recv[f]);
+        MPI_Type_commit(&run->face_send[f]);
+        MPI_Type_commit(&run->face_recv[f]);
+    }
+}
+
+static void free_face_types(jc_run_t *run)
+{
+    for (int f = 0; f < JC_NFACES; f++) {
+        MPI_Type_free(&run->face_send[f]);
+        MPI_Type_free(&run->face_recv[f]);
+    }
+}
+
 /* Backend creation can fail on some ranks only (no GPU, out of memory):
  * agree on it so that nobody is left waiting for a neighbour. */
 static int create_backend(jc_run_t *run)
@@ -225,6 +266,7 @@ static int create_backend(jc_run_t *run)
         .fuse = run->opt.fuse,
         .graphs = run->opt.graphs,
         .overlap = run->opt.overlap,
+        .ddt = run->opt.ddt,
         .local_rank = local_rank(run->rank),
         .yield = find_yield(),
     };
@@ -271,11 +313,15 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    if (run.opt.ddt)
+        make_face_types(&run);
     iterate(&run);
     report(&run);
     int status = 0;
     if (run.opt.verify)
         status = jc_verify(run.comm, run.ops, run.be, run.n, run.p, run.opt.warmup + run.opt.iters) ? 1 : 0;
+    if (run.opt.ddt)
+        free_face_types(&run);
     run.ops->destroy(run.be);
     MPI_Finalize();
     return status;

@@ -32,6 +32,8 @@ typedef struct jc_config {
     int fuse;             /* -fuse: all faces in one pack and one unpack kernel */
     int graphs;           /* -graphs: unpack+update+pack replayed as a CUDA graph */
     int overlap;          /* -overlap: the step's update is the exterior only */
+    int ddt;              /* -ddt: MPI reads and writes the grid's faces itself: pack marks
+                             the point the faces are final, unpack has nothing to do */
     int local_rank;       /* picks the GPU: local_rank % device count */
     int (*yield)(void);   /* lets other ranks of this PE run while we wait; may be NULL */
 } jc_config_t;
@@ -58,6 +60,7 @@ typedef struct jc_ops {
     int (*copy_out)(jc_backend_t *be, double *interior);
     void *(*send_buffer)(jc_backend_t *be);        /* what MPI sends from */
     void *(*recv_buffer)(jc_backend_t *be);        /* what MPI receives into */
+    double *(*grid)(jc_backend_t *be);             /* the current grid, halos included (-ddt) */
     const char *(*error)(jc_backend_t *be);
 } jc_ops_t;
 

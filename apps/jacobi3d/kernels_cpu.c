@@ -96,13 +96,15 @@ static void copy_faces(jc_backend_t *be, int to_grid)
 
 static int cpu_pack(jc_backend_t *be)
 {
-    copy_faces(be, 0);
+    if (!be->cfg.ddt)
+        copy_faces(be, 0);
     return 0;
 }
 
 static int cpu_unpack(jc_backend_t *be)
 {
-    copy_faces(be, 1);
+    if (!be->cfg.ddt)
+        copy_faces(be, 1);
     return 0;
 }
 
@@ -172,6 +174,7 @@ static int cpu_copy_out(jc_backend_t *be, double *interior)
 
 static void *cpu_send_buffer(jc_backend_t *be) { return be->send; }
 static void *cpu_recv_buffer(jc_backend_t *be) { return be->recv; }
+static double *cpu_grid(jc_backend_t *be) { return be->grid[be->cur]; }
 static const char *cpu_error(jc_backend_t *be) { return be->err; }
 
 const jc_ops_t jc_cpu_ops = {
@@ -189,5 +192,6 @@ const jc_ops_t jc_cpu_ops = {
     .copy_out = cpu_copy_out,
     .send_buffer = cpu_send_buffer,
     .recv_buffer = cpu_recv_buffer,
+    .grid = cpu_grid,
     .error = cpu_error,
 };

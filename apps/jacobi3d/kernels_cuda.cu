@@ -154,6 +154,10 @@ static int enqueue_pack(jc_backend_t *be)
 {
     size_t bytes = be->blk.face_total * sizeof(double);
     CU(be, cudaEventRecord(be->ev_updated, be->s_update));
+    if (be->cfg.ddt) { /* the faces are final once the update is: MPI reads them from the grid */
+        be->last = be->s_update;
+        return 0;
+    }
     CU(be, cudaStreamWaitEvent(be->s_pack, be->ev_updated, 0));
     if (enqueue_faces(be, be->s_pack, 0))
         return -1;
@@ -170,6 +174,8 @@ static int enqueue_pack(jc_backend_t *be)
 static int enqueue_unpack(jc_backend_t *be)
 {
     size_t bytes = be->blk.face_total * sizeof(double);
+    if (be->cfg.ddt) /* MPI_Waitall returned: the library wrote the halos and its GPU work is done */
+        return 0;
     if (be->cfg.staging && bytes) {
         CU(be, cudaMemcpyAsync(be->d_recv, be->h_recv, bytes, cudaMemcpyHostToDevice, be->s_h2d));
         CU(be, cudaEventRecord(be->ev_h2d, be->s_h2d));
@@ -424,11 +430,12 @@ static int cuda_copy_out(jc_backend_t *be, double *interior)
 
 static void *cuda_send_buffer(jc_backend_t *be) { return be->cfg.staging ? be->h_send : be->d_send; }
 static void *cuda_recv_buffer(jc_backend_t *be) { return be->cfg.staging ? be->h_recv : be->d_recv; }
+static double *cuda_grid(jc_backend_t *be) { return be->grid[be->cur]; }
 static const char *cuda_error(jc_backend_t *be) { return be->err; }
 
 /* Positional: C++17 has no designated initializers.  Order as in kernels.h. */
 extern "C" const jc_ops_t jc_cuda_ops = {
     "cuda",           cuda_create,  cuda_destroy, cuda_init,   cuda_pack,
     cuda_wait_packed, cuda_unpack,  cuda_update,  cuda_swap,   cuda_step,
-    cuda_finish,      cuda_copy_out, cuda_send_buffer, cuda_recv_buffer, cuda_error,
+    cuda_finish,      cuda_copy_out, cuda_send_buffer, cuda_recv_buffer, cuda_grid, cuda_error,
 };

@@ -8,7 +8,7 @@
 void jc_print_usage(const char *prog)
 {
     printf("usage: %s [-cpu | -H | -D] [-x NX -y NY -z NZ | -n N | -b N] [-i iters] [-w warmup]\n"
-           "          [-overlap] [-fuse] [-graphs] [-v]\n"
+           "          [-overlap] [-fuse] [-graphs] [-ddt] [-v]\n"
            "  -cpu     host loops, no CUDA at all (the default)\n"
            "  -H       GPU; faces staged through pinned host buffers for MPI\n"
            "  -D       GPU; device buffers handed to MPI (CUDA-aware)\n"
@@ -18,6 +18,8 @@ void jc_print_usage(const char *prog)
            "  -overlap update the interior while the halos travel, then the exterior\n"
            "  -fuse    all faces in one pack and one unpack kernel\n"
            "  -graphs  replay unpack+update+pack as CUDA graphs (two: the grids swap)\n"
+           "  -ddt     (-cpu, -D) no pack/unpack of our own: each face is an MPI subarray\n"
+           "           datatype of the grid, sent and received in place by the MPI library\n"
            "  -v       compare with a serial run on rank 0 (small grids)\n",
            prog);
 }
@@ -68,6 +70,7 @@ int jc_parse_options(int argc, char **argv, jc_options_t *o, char *err, int errl
                     : !strcmp(arg, "-fuse")    ? &o->fuse
                     : !strcmp(arg, "-graphs")  ? &o->graphs
                     : !strcmp(arg, "-fault")   ? &o->fault
+                    : !strcmp(arg, "-ddt")     ? &o->ddt
                                                : NULL;
         if (flag) {
             *flag = 1;
@@ -112,6 +115,10 @@ int jc_parse_options(int argc, char **argv, jc_options_t *o, char *err, int errl
     }
     if (!given && !o->block)
         o->block = 32;
+    if (o->ddt && (o->mode == JC_MODE_HOST_STAGING || o->fuse || o->graphs || o->fault)) {
+        snprintf(err, errlen, "-ddt goes with -cpu or -D, without -fuse, -graphs or -fault");
+        return -1;
+    }
     if (o->fault && o->iters + o->warmup < 2) {
         snprintf(err, errlen, "-fault needs at least two iterations");
         return -1;

@@ -10,6 +10,7 @@ typedef struct jc_options {
     long block;       /* -b: cells per block edge (weak scaling) */
     int iters, warmup;
     int verify, overlap, fuse, graphs;
+    int ddt;          /* -ddt: faces sent as derived datatypes straight from the grid */
     int fault;        /* test hook: skip one unpack, so -v must fail */
 } jc_options_t;
 

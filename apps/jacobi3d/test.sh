@@ -62,6 +62,11 @@ for flags in "-overlap" "-fuse" "-overlap -fuse"; do
     check pass 3 -cpu $flags -x 9 -y 4 -z 3 -v -i 7 -w 2
     check pass 8 -cpu $flags -n 13 -v -i 7 -w 2
 done
+# -ddt: faces as subarray datatypes of the grid, sent and received in place
+for flags in "-ddt" "-ddt -overlap"; do
+    check pass 3 -cpu $flags -x 9 -y 4 -z 3 -v -i 7 -w 2
+    check pass 8 -cpu $flags -x 7 -y 13 -z 5 -v -i 7 -w 2
+done
 check pass 6 -cpu -b 5 -v -i 5
 check fail 2 -cpu -n 12 -v -i 5 -w 0 -fault
 
@@ -74,6 +79,13 @@ if [ $gpu = 1 ]; then
         done
         check pass 8 $mode -overlap -fuse -x 7 -y 13 -z 5 -v -i 9 -w 1
         check fail 2 $mode -n 16 -v -i 5 -w 0 -fault
+    done
+    # -D -ddt: the library packs the faces on the GPU (subarray datatypes)
+    for flags in "-ddt" "-ddt -overlap"; do
+        for np in 1 2 4; do
+            check pass $np -D $flags -x 40 -y 33 -z 27 -v -i 20 -w 2
+        done
+        check pass 8 -D $flags -x 7 -y 13 -z 5 -v -i 9 -w 1
     done
 fi
 echo "jacobi3d tests: $pass passed, $fail failed"
