@@ -57,6 +57,9 @@
 #   sweep-hh          ~40 s  osu_latency + osu_bw H-H up to 4 MiB, the same
 #                            way, under SWEEP_HH_VARIANTS (default: as built,
 #                            AMPI_SHM=0, ampirun --bind-to=none) and Open MPI
+#   osu74-exit        ~90 s  unmodified OSU 7.4 (OSU74_DIR: its sources, carried) built with
+#                            ampicc --enable-cuda=basic: exit status of every pt2pt and
+#                            blocking collective program with -d cuda (all must be 0)
 #   host-test        ~200 s  host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
 #                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
 #                            ampirun matrix, and ring/pt2pt_basic under Open MPI's mpirun
@@ -113,7 +116,7 @@ declare -A expected=(
     [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [host-test]=200 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
+    [sweep-hh]=40 [host-test]=200 [osu74-exit]=90 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -369,6 +372,58 @@ scale_osu_action() {
     return $status
 }
 
+# osu74_exit_action: the unmodified OSU micro-benchmarks 7.4, whose sources
+# the caller carries (OSU74_DIR: a copy of the release, never committed),
+# configured --enable-cuda=basic and built with our ampicc; every
+# point-to-point and blocking collective program runs once with device
+# buffers (-d cuda [D D], up to 1 MiB) and its exit status is listed
+# (osu74-exit/status.txt): all must exit 0, also since these programs reset
+# the device right after MPI_Finalize.
+osu74_exit_action() {
+    need_prefix || return 1
+    local dir=$work/osu74 src=${OSU74_DIR:-} status=0
+    if [ -z "$src" ] || [ ! -x "$src/configure" ]; then
+        echo "osu74-exit: set OSU74_DIR to an OSU 7.4 source tree" >&2
+        return 1
+    fi
+    [ "$dry" = 1 ] && { echo "== osu74-exit: build $src with $prefix/bin/ampicc, run with -d cuda"; return 0; }
+    rm -rf "$dir" && mkdir -p "$dir" && cp -r "$src/." "$dir/" || return 1
+    local res=${out:-$work}/osu74-exit
+    mkdir -p "$res"
+    if ! (cd "$dir" && ./configure CC="$prefix/bin/ampicc" CXX="$prefix/bin/ampicxx" --enable-cuda=basic \
+        --with-cuda="${CUDA_HOME:-/usr/local/cuda}" >"$res/configure.log" 2>&1 &&
+        make -j"$(nproc)" >"$res/make.log" 2>&1); then
+        echo "osu74-exit: build failed (logs in $res)"
+        return 1
+    fi
+    local m=$dir/c/mpi p args rc
+    : >"$res/status.txt"
+    for p in pt2pt/standard/osu_latency pt2pt/standard/osu_bw pt2pt/standard/osu_bibw pt2pt/standard/osu_multi_lat \
+        pt2pt/standard/osu_mbw_mr collective/blocking/osu_allreduce collective/blocking/osu_allgather \
+        collective/blocking/osu_alltoall collective/blocking/osu_bcast collective/blocking/osu_reduce \
+        collective/blocking/osu_gather collective/blocking/osu_scatter collective/blocking/osu_reduce_scatter \
+        collective/blocking/osu_barrier; do
+        args="-i 50 -x 5 -d cuda" # -d cuda [D D] last: OSU 7.4's parser wants it there
+        case $p in
+        pt2pt/*) args="-m 1:1048576 $args D D" ;;
+        */osu_barrier) ;;
+        *) args="-m 1:1048576 $args" ;;
+        esac
+        # shellcheck disable=SC2086
+        timeout 100 "$prefix/bin/ampirun" --timeout 90 -np 2 "$m/$p" $args >"$res/$(basename "$p").log" 2>&1
+        rc=$?
+        echo "$(basename "$p") -np 2: exit $rc" | tee -a "$res/status.txt"
+        [ $rc = 0 ] || status=1
+    done
+    # two ranks in one process: both reset the device after MPI_Finalize
+    timeout 100 "$prefix/bin/ampirun" --timeout 90 -np 1 +vp 2 "$m/pt2pt/standard/osu_latency" -m 1:1048576 \
+        -i 50 -x 5 -d cuda D D >"$res/osu_latency.1x2.log" 2>&1
+    rc=$?
+    echo "osu_latency -np 1 +vp 2: exit $rc" | tee -a "$res/status.txt"
+    [ $rc = 0 ] || status=1
+    return $status
+}
+
 p2p="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
 coll="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
 run_action() {
@@ -387,6 +442,7 @@ run_action() {
         return $status
         ;;
     gpu-test) gpu_test_action ;;
+    osu74-exit) osu74_exit_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" ;;
