@@ -79,7 +79,7 @@ run_group() {
 }
 
 run_group unit run_unit_tests
-for runner in test/symbols/run.sh test/launch/run.sh test/mpi/run.sh test/life/run.sh test/multinode/run.sh test/valgrind/run.sh test/gpu/run.sh; do
+for runner in test/symbols/run.sh test/launch/run.sh test/mpi/run.sh test/life/run.sh test/privat/run.sh test/multinode/run.sh test/valgrind/run.sh test/gpu/run.sh; do
     [ -f "$runner" ] || continue
     run_group "$runner" timeout -k 10 "$runner_timeout" bash "$runner"
 done

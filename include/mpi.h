@@ -706,6 +706,9 @@ AMPI_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_
 /* AMPI extensions */
 int MPIX_Query_cuda_support(void);
 int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **));
+/* The start-up of a program built with `ampicc -privatize`: every rank runs
+ * its own copy of the program's image (README, "Globals"). */
+int AMPI_Run_image(int argc, char **argv, const void *image, size_t size);
 int AMPI_Yield(void);
 
 #undef AMPI_DECL

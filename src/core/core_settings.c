@@ -58,6 +58,9 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
     [CORE_SET_RMA_PROGRESS] = { "AMPI_RMA_PROGRESS", CORE_TYPE_BOOL, "on", 0, 0, NULL,
                                 "a thread per process applies one-sided operations while its ranks compute",
                                 "README.md" },
+    [CORE_SET_PRIVATIZE] = { "AMPI_PRIVATIZE", CORE_TYPE_BOOL, "on", 0, 0, NULL,
+                             "programs built with ampicc -privatize load a copy per rank (off: per process)",
+                             "README.md" },
     [CORE_SET_DEBUG] = { "AMPI_DEBUG", CORE_TYPE_BOOL, "off", 0, 0, NULL, "print debug messages",
                          "README.md" },
 };

@@ -48,6 +48,7 @@ typedef enum {
     CORE_SET_GPU_IPC_PUSH_MIN,
     CORE_SET_GPU_STAGE_CHUNK,
     CORE_SET_RMA_PROGRESS,
+    CORE_SET_PRIVATIZE,
     CORE_SET_DEBUG,
     CORE_SET_COUNT
 } core_setting_id_t;

@@ -1,6 +1,8 @@
 /* Microbenchmark (not a test): cost of a bare context switch and of a
  * block -> wake -> resume cycle through the scheduler.
- * Usage: bench_ctx [iterations]   (default 10000000) */
+ * Usage: bench_ctx [iterations] [getopt]   (default 10000000)
+ *   getopt: the scheduler keeps getopt's state per ULT, as for programs
+ *           built with ampicc -privatize (rank_keep_getopt) */
 #define _GNU_SOURCE
 #include "rank/rank_ctx.h"
 #include "rank/rank_stack.h"
@@ -8,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now_ns(void)
@@ -91,6 +94,7 @@ int main(int argc, char **argv)
     long n = argc > 1 ? atol(argv[1]) : 10000000;
     if (n <= 0)
         n = 1;
+    rank_keep_getopt = argc > 2 && !strcmp(argv[2], "getopt");
 
     rank_stack_t st;
     if (rank_stack_alloc(&st, 0) != 0) {

@@ -1,0 +1,77 @@
+// globals_cxx.cpp - C++ globals: objects with constructors (run once per
+// rank when privatized), a static member, a function-local static object and
+// a standard container.  Prints "globals_cxx: OK" when every rank saw only its
+// own; FAIL lines when ranks share one copy (AMPI_PRIVATIZE=off).
+#include <mpi.h>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+static int constructions; // how often this copy's Tracker constructor ran
+
+struct Tracker {
+    int value;
+    Tracker() : value(0) { constructions++; }
+};
+
+Tracker tracker;                  // a global with a constructor
+std::vector<int> history;         // a global container
+std::string label("unset");       // a global with a non-trivial constructor
+
+struct Config {
+    static int level;             // a static member
+};
+int Config::level = 0;
+
+static int rank, failures;
+
+#define CHECK(cond, ...)                                                                                \
+    do {                                                                                                \
+        if (!(cond)) {                                                                                  \
+            std::printf("FAIL rank %d: ", rank);                                                        \
+            std::printf(__VA_ARGS__);                                                                   \
+            std::printf("\n");                                                                          \
+            failures++;                                                                                 \
+        }                                                                                               \
+    } while (0)
+
+static Tracker &local_tracker()
+{
+    static Tracker t; // function-local static object: constructed on first use
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    int at_start = constructions;
+    tracker.value = rank;
+    history.push_back(rank);
+    label = "rank " + std::to_string(rank);
+    Config::level = 10 * rank;
+    local_tracker().value += rank + 1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(at_start == 1, "the global's constructor ran %d times in this copy before main", at_start);
+    CHECK(constructions == 2, "%d constructions after the function-local static, expected 2", constructions);
+    CHECK(tracker.value == rank, "global object holds %d", tracker.value);
+    CHECK(history.size() == 1 && history[0] == rank, "global vector has %zu elements, first %d",
+          history.size(), history.empty() ? -1 : history[0]);
+    CHECK(label == "rank " + std::to_string(rank), "global string is \"%s\"", label.c_str());
+    CHECK(Config::level == 10 * rank, "static member is %d", Config::level);
+    CHECK(local_tracker().value == rank + 1, "function-local static holds %d", local_tracker().value);
+
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (total == 0)
+            std::printf("globals_cxx: OK (%d ranks)\n", size);
+        else
+            std::printf("globals_cxx: %d failures\n", total);
+    }
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
