@@ -106,11 +106,21 @@ int AMPI_Atexit_seen(void (*fn)(void))
 
 static char **copy_argv(int argc, char **argv)
 {
-    /* each rank gets its own array (getopt permutes it); the strings are shared */
-    char **a = malloc(sizeof *a * (size_t)(argc + 1));
+    /* each rank gets its own array (getopt permutes it) and its own strings
+     * (programs write into them: strtok on an option's value), in one block
+     * that free() releases */
+    size_t bytes = sizeof(char *) * (size_t)(argc + 1);
+    for (int i = 0; i < argc; i++)
+        bytes += strlen(argv[i]) + 1;
+    char **a = malloc(bytes);
     if (!a)
         util_fatal("out of memory");
-    memcpy(a, argv, sizeof *a * (size_t)argc);
+    char *text = (char *)(a + argc + 1);
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(argv[i]) + 1;
+        a[i] = memcpy(text, argv[i], len);
+        text += len;
+    }
     a[argc] = NULL;
     return a;
 }

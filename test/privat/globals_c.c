@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int counter;                  /* a plain global */
@@ -40,17 +41,24 @@ static int next_id(void)
 }
 
 /* Options parsed with getopt into globals, which each rank then adjusts
- * (as the OSU benchmarks do): run.sh passes "-a -a -n 5". */
-static int opt_a, opt_n = -1;
+ * (as the OSU benchmarks do): run.sh passes "-a -a -n 5 -r 3:9".  The value
+ * of -r is split in place with strtok, as OSU does with -m: every rank must
+ * have argument strings of its own. */
+static int opt_a, opt_n = -1, opt_lo = -1, opt_hi = -1;
 
 static void parse_options(int argc, char **argv)
 {
     int c;
-    while ((c = getopt(argc, argv, "an:")) != -1) {
+    while ((c = getopt(argc, argv, "an:r:")) != -1) {
         if (c == 'a')
             opt_a++;
         else if (c == 'n')
             opt_n = atoi(optarg);
+        else if (c == 'r') {
+            char *lo = strtok(optarg, ":"), *hi = strtok(NULL, ":");
+            opt_lo = lo ? atoi(lo) : -1;
+            opt_hi = hi ? atoi(hi) : -1;
+        }
     }
     CHECK(optind == argc, "getopt: optind %d after parsing, expected %d", optind, argc);
     opt_n += rank;
@@ -92,6 +100,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(opt_a == 2, "getopt: %d options -a, expected 2", opt_a);
     CHECK(opt_n == 5 + rank, "getopt: option value %d, expected %d", opt_n, 5 + rank);
+    CHECK(opt_lo == 3 && opt_hi == 9, "argument 3:9 split into %d and %d", opt_lo, opt_hi);
 
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

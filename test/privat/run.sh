@@ -65,7 +65,7 @@ for prog in $progs; do
     for cell in $CELLS; do
         np=${cell%x*} vp=${cell#*x}
         log=$logdir/$prog.$cell.log
-        timed_run "$log" $((RUN_TIMEOUT + 30)) "$launcher" --timeout "$RUN_TIMEOUT" -np "$np" +vp "$vp" "$bindir/$prog" -a -a -n 5
+        timed_run "$log" $((RUN_TIMEOUT + 30)) "$launcher" --timeout "$RUN_TIMEOUT" -np "$np" +vp "$vp" "$bindir/$prog" -a -a -n 5 -r 3:9
         why=$(early_verdict "$log" "timed out")
         if [ -z "$why" ]; then
             if [ "$rc" -ne 0 ]; then
@@ -80,7 +80,7 @@ for prog in $progs; do
         np=${cell%x*} vp=${cell#*x}
         log=$logdir/$prog.$cell.shared.log
         timed_run "$log" $((RUN_TIMEOUT + 30)) env AMPI_PRIVATIZE=off \
-            "$launcher" --timeout "$RUN_TIMEOUT" -np "$np" +vp "$vp" "$bindir/$prog" -a -a -n 5
+            "$launcher" --timeout "$RUN_TIMEOUT" -np "$np" +vp "$vp" "$bindir/$prog" -a -a -n 5 -r 3:9
         why=
         if [ "$rc" -eq 0 ]; then
             why="exit 0 with one copy per process: the program cannot tell shared globals"
