@@ -3,20 +3,23 @@
 # serial run on rank 0) and must print VERIFY PASS; one case injects a fault
 # and must print VERIFY FAIL and exit 1, so the check itself is checked.
 #
-# usage: test.sh [--gpu] [--bin PATH]
+# usage: test.sh [--gpu] [--bin PATH] [--min-ranks N]
 #   --gpu   also the CUDA modes -D and -H (needs a GPU; -D with several ranks
 #           needs a CUDA-aware MPI)
 #   --bin   the program to test (default: build it with $MPICC, default mpicc)
+#   --min-ranks N  leave out the cases of fewer than N ranks (for a launcher
+#           that spreads the ranks over N processes)
 # env: JACOBI_LAUNCH, the launcher to which the rank count is appended
 #   (default "mpirun --oversubscribe -np"; for ours: "ampirun -np 1 +vp").
 # Prints PASS/FAIL lines; exits 1 if any case failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-gpu=0 bin=
+gpu=0 bin= min_ranks=1
 while [ $# -gt 0 ]; do
     case $1 in
     --gpu) gpu=1 ;;
     --bin) bin=$2; shift ;;
+    --min-ranks) min_ranks=$2; shift ;;
     *) echo "test.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -37,6 +40,7 @@ pass=0 fail=0
 check() { # expect(pass|fail) ranks args...
     local expect=$1 np=$2
     shift 2
+    [ "$np" -ge "$min_ranks" ] || return 0
     local name="jacobi3d np=$np $*" out rc
     out=$(timeout -k 5 120 $launch "$np" "$bin" "$@" 2>&1)
     rc=$?

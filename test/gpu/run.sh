@@ -265,7 +265,11 @@ if [ -z "$fallback" ]; then
             break
         fi
     done
-    [ -z "$fallback" ] && skip "gpu/gpu_pt2pt-fallback" "no UCX without CUDA support found (use --fallback LIBDIR)"
+    if [ -z "$fallback" ]; then # one line per case it stands for, so the count stays
+        for c in " np=2 vp=2" "-chunk64K np=2 vp=8"; do
+            skip "gpu/gpu_pt2pt-fallback$c" "no UCX without CUDA support found (use --fallback LIBDIR)"
+        done
+    fi
 fi
 if [ -n "$fallback" ]; then
     if has gpu_pt2pt; then
@@ -287,7 +291,9 @@ if [ -n "$fallback" ]; then
             LD_LIBRARY_PATH="$fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
             "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_pt2pt"
     else
-        skip "gpu/gpu_pt2pt-fallback" "gpu_pt2pt was not built or not selected"
+        for c in " np=2 vp=2" "-chunk64K np=2 vp=8"; do
+            skip "gpu/gpu_pt2pt-fallback$c" "gpu_pt2pt was not built or not selected"
+        done
     fi
 fi
 

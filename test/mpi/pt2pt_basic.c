@@ -146,7 +146,7 @@ int main(int argc, char **argv)
         }
     }
     if (size == 1)
-        mt_note("pt2pt_basic: 1 rank, pair exchanges skipped");
+        mt_skipped("pt2pt_basic: 1 rank, the pair exchanges need 2 (only the self-sends ran)");
 
     for (int s = 0; s < (int)NSIZES; s++)
         for (int ti = 0; ti < NTYPES; ti++) {

@@ -21,10 +21,14 @@ set -u
 
 # ---- what runs where -------------------------------------------------------
 # cells: a comma list of PxV, where "all" stands for every cell of MATRIX.
-# expect: 0      exit 0, an "... OK" line, no FAIL line
-#         nonzero a non-zero exit within max_s seconds (abort/crash tests)
-#         =N     exactly exit status N
+# expect: 0      exit 0, an "... OK" line, no FAIL line; a program that
+#                printed "SKIP: <reason>" (mt_skipped: what it is there for
+#                did not run, e.g. pair tests on one rank) reports SKIP
+#         =N     exactly exit status N, and the program's line of MESSAGES
+#                (if it has one) in the output
 # max_s: the longest a passing run may take ("-": only the timeouts apply)
+# Cases per program are counted: a cell added here changes the mpi line of
+# test/expected-counts.
 #
 # program         cells                  expect   max_s
 TABLE='
@@ -35,16 +39,18 @@ order             all,6x6,6x12           0        -
 probe             all,6x6,6x12           0        -
 waitany           all                    0        -
 persistent        all                    0        -
+persist_wild      all,6x6                0        -
 persist_pairs     1x4,2x2,2x8,4x4,4x8    0        -
 proc_null         1x1,1x4,2x4,4x16       0        -
 truncate          all                    0        -
 stale_request     all                    0        -
 errors            1x1,1x4,2x4,4x16       0        -
+unsupported       1x1,1x4,2x4,4x16       0        -
 env               all                    0        -
 barrier           all                    0        -
 alltoall_p2p      all,6x6,6x12           0        -
-abort             1x1,2x4,4x16           nonzero  15
-crash             1x1,2x4,4x16           nonzero  15
+abort             1x1,2x4,4x16           =7       15
+crash             1x1,2x4,4x16           =139     15
 return_nonzero    1x1,2x4,4x16           =3       -
 coll_basic        all,6x6,6x12           0        -
 coll_ops          all                    0        -
@@ -74,6 +80,13 @@ comm_create_group 1x4,2x4,1x8,2x8,4x8,6x6,4x16 0      -
 coll_persist      all                    0        -
 isendrecv         all,6x6                0        -
 '
+# The line (an extended regular expression, whole line) that a program with
+# an exact exit status must print; LASTPROC and LASTRANK stand for P-1 and
+# V-1 of the cell (V: ranks in all).
+MESSAGES='
+abort ^ampirun: process LASTPROC called MPI_Abort with status 7: MPI_Abort called by rank LASTRANK \(communicator 1\) with error code 7$
+crash ^ampirun: process 0 \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\)$
+'
 MATRIX='1x1 1x4 1x16 2x2 2x4 2x16 4x4 4x16'
 # (6x6, 6x12: more than SHM_SCAN_MAX peers, so the rings are found through
 # the segment's notify word, src/shm/shm.c)
@@ -85,7 +98,7 @@ FOREIGN_PROGS='ring pt2pt_basic'
 # (as between nodes) instead of process_vm_readv; with AMPI_SHM=0 every
 # envelope takes UCX instead of the shared-memory rings.
 ROUTE_SETTINGS='AMPI_CMA=0 AMPI_SHM=0'
-ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent rma_basic rma_passive rma_early'
+ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent persist_wild rma_basic rma_passive rma_early'
 ROUTE_CELLS='2x4 4x4'
 
 RUN_TIMEOUT=60   # ampirun --timeout
@@ -132,11 +145,20 @@ table_field() { # program, field number (2 cells, 3 expect, 4 max_s)
     awk -v p="$1" -v f="$2" '$1 == p { print $f }' <<<"$TABLE"
 }
 
-# run_case NAME LOG EXPECT MAX_S COMMAND... : run, judge, print one line.
+# expected_message PROG P V: PROG's line of MESSAGES for cell PxV, or nothing.
+expected_message() {
+    local re
+    re=$(awk -v p="$1" '$1 == p { sub(/^[^ ]+ /, ""); print; exit }' <<<"$MESSAGES")
+    re=${re//LASTPROC/$(($2 - 1))}
+    echo "${re//LASTRANK/$(($3 - 1))}"
+}
+
+# run_case NAME LOG EXPECT MAX_S MESSAGE COMMAND... : run, judge, print one
+# line.  MESSAGE: an extended regex a line of the output must match, or "".
 run_case() {
-    local name=$1 log=$2 expect=$3 maxs=$4
-    shift 4
-    local rc secs why
+    local name=$1 log=$2 expect=$3 maxs=$4 message=$5
+    shift 5
+    local rc secs why skipped=""
     timed_run "$log" "$OUTER_TIMEOUT" "$@"
     why=$(early_verdict "$log" "timed out after ${OUTER_TIMEOUT} s")
     if [ -z "$why" ]; then
@@ -146,19 +168,29 @@ run_case() {
                 why="exit $rc, expected 0"
             elif ! grep -q 'OK$' "$log"; then
                 why="exit 0 but no OK line"
+            else
+                skipped=$(grep -m 1 '^SKIP: ' "$log")
             fi
             ;;
-        nonzero)
-            [ "$rc" -eq 0 ] && why="exit 0, expected non-zero"
-            ;;
         =*)
-            [ "$rc" -ne "${expect#=}" ] && why="exit $rc, expected ${expect#=}"
+            if [ "$rc" -ne "${expect#=}" ]; then
+                why="exit $rc, expected ${expect#=}"
+            elif [ -n "$message" ] && ! grep -Eq "$message" "$log"; then
+                why="exit $rc but no line matching: $message"
+            fi
+            ;;
+        *)
+            why="the table's expect field '$expect' is neither 0 nor =N"
             ;;
         esac
         if [ -z "$why" ] && [ "$maxs" != "-" ] &&
             awk -v s="$secs" -v m="$maxs" 'BEGIN { exit !(s > m) }'; then
             why="took ${secs} s, more than ${maxs} s"
         fi
+    fi
+    if [ -z "$why" ] && [ -n "$skipped" ]; then
+        skip "$name" "${skipped#SKIP: }"
+        return
     fi
     report_case "$name" "$why" "$log"
 }
@@ -201,7 +233,7 @@ for prog in $built; do
             extra=(--mca btl_vader_single_copy_mechanism none)
         for np in $OMPI_NPS; do
             run_case "mpi/$prog np=$np (openmpi)" "$logdir/$prog.np$np.log" \
-                "$expect" "$maxs" "$launcher" --allow-run-as-root \
+                "$expect" "$maxs" "" "$launcher" --allow-run-as-root \
                 --oversubscribe "${extra[@]}" -np "$np" "$bin"
         done
         continue
@@ -211,7 +243,7 @@ for prog in $built; do
     for cell in ${cells//,/ }; do
         p=${cell%x*} v=${cell#*x}
         run_case "mpi/$prog np=$p vp=$v" "$logdir/$prog.np$p.vp$v.log" \
-            "$expect" "$maxs" "$launcher" --timeout "$RUN_TIMEOUT" \
+            "$expect" "$maxs" "$(expected_message "$prog" "$p" "$v")" "$launcher" --timeout "$RUN_TIMEOUT" \
             -np "$p" +vp "$v" "$bin"
     done
 done
@@ -223,7 +255,7 @@ if [ "$mode" = ampi ]; then
             case " $built " in *" $prog "*) ;; *) continue ;; esac
             for cell in $ROUTE_CELLS; do
                 p=${cell%x*} v=${cell#*x}
-                run_case "mpi/$prog np=$p vp=$v $setting" "$logdir/$prog.np$p.vp$v.${setting%=*}.log" 0 - \
+                run_case "mpi/$prog np=$p vp=$v $setting" "$logdir/$prog.np$p.vp$v.${setting%=*}.log" 0 - "" \
                     env "$setting" "$launcher" --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/$prog"
             done
         done
@@ -240,14 +272,14 @@ if [ "$mode" = ampi ]; then
             skip "$name" "Open MPI's mpirun not found"
             continue
         fi
-        run_case "$name" "$logdir/$prog.ompirun.log" 0 - \
+        run_case "$name" "$logdir/$prog.ompirun.log" 0 - "" \
             env -u AMPI_VP "$ompi_run" --allow-run-as-root --oversubscribe \
             -np 2 "$bindir/$prog"
     done
 fi
 case " $built " in
 *" ring "*)
-    run_case "mpi/ring singleton" "$logdir/ring.singleton.log" 0 - \
+    run_case "mpi/ring singleton" "$logdir/ring.singleton.log" 0 - "" \
         env -u AMPI_VP "$bindir/ring"
     ;;
 esac

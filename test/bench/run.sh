@@ -1,0 +1,87 @@
+#!/bin/bash
+# test/bench/run.sh - scripts/bench-tables.sh on made-up rounds whose medians,
+# quartiles, references and ratios are worked out by hand below: the
+# statistic of docs/benchmarking.md (ratio of the medians, not the median of
+# per-round ratios; round 0 and failed runs left out; the faster Open MPI
+# path as the reference).  Prints one PASS/FAIL line per check.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tables=$here/../../scripts/bench-tables.sh
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+nfail=0
+
+# osu_bw, size 1 (higher is better), rounds 1-5:
+#   ours     9.47 9.0 10.0 12.0 5.0  -> sorted 5 9 9.47 10 12: median 9.47,
+#            quartiles 9 and 10 (IQR 1.00); round 0 (1000) is the warm-up
+#   ompi-ucx 8.35 6.5 7.25 8.7 20.0 -> median 8.35, the reference
+#   ompi-ob1 7 x 5                  -> median 7.00
+#   ratio of medians 9.47 / 8.35 = 1.13 (the per-round ratios 1.13 1.38
+#   1.38 1.38 0.25 have the median 1.38: not what is reported); ours
+#   better in rounds 1-4: 4/5
+# osu_bw, size 2: ours 10 x 5, ompi-ucx 5 x 5, ompi-ob1 20 x 4 and a run
+#   that exited 1 (left out): reference ompi-ob1, ratio 0.50, 0/4
+# osu_allreduce, size 4 (lower is better): ours 1 2 3 4 -> median 2.50,
+#   quartiles 1.75 and 3.25 (IQR 1.50); ompi-ucx 2 x 4 (reference), ompi-ob1
+#   3 x 4; ratio 1.25; ours better in round 1 only: 1/4
+{
+    echo "area,benchmark,placement,side,round,size,value,unit,status"
+    echo "host-p2p,osu_bw,H-H,ours,0,1,1000,MB/s,0"
+    r=1
+    for v in 9.47 9.0 10.0 12.0 5.0; do echo "host-p2p,osu_bw,H-H,ours,$r,1,$v,MB/s,0"; r=$((r + 1)); done
+    r=1
+    for v in 8.35 6.5 7.25 8.7 20.0; do echo "host-p2p,osu_bw,H-H,ompi-ucx,$r,1,$v,MB/s,0"; r=$((r + 1)); done
+    for r in 1 2 3 4 5; do
+        echo "host-p2p,osu_bw,H-H,ompi-ob1,$r,1,7,MB/s,0"
+        echo "host-p2p,osu_bw,H-H,ours,$r,2,10,MB/s,0"
+        echo "host-p2p,osu_bw,H-H,ompi-ucx,$r,2,5,MB/s,0"
+        echo "host-p2p,osu_bw,H-H,ompi-ob1,$r,2,20,MB/s,$([ $r = 5 ] && echo 1 || echo 0)"
+    done
+    r=1
+    for v in 1 2 3 4; do
+        echo "host-coll,osu_allreduce,H-H,ours,$r,4,$v,us,0"
+        echo "host-coll,osu_allreduce,H-H,ompi-ucx,$r,4,2,us,0"
+        echo "host-coll,osu_allreduce,H-H,ompi-ob1,$r,4,3,us,0"
+        r=$((r + 1))
+    done
+} >"$dir/rounds.csv"
+{
+    echo "area,benchmark,placement,side,round,status,seconds,command"
+    echo "host-p2p,osu_bw,H-H,ours,0,0,1.0,\"ampirun osu_bw\""
+    for r in 1 2 3 4 5; do
+        echo "host-p2p,osu_bw,H-H,ours,$r,0,1.0,\"ampirun osu_bw\""
+        echo "host-p2p,osu_bw,H-H,ompi-ucx,$r,0,1.0,\"mpirun --mca pml ucx osu_bw\""
+        echo "host-p2p,osu_bw,H-H,ompi-ob1,$r,$([ $r = 5 ] && echo 1 || echo 0),1.0,\"mpirun --mca pml ob1 --mca btl self,vader osu_bw\""
+        [ $r = 5 ] && continue
+        echo "host-coll,osu_allreduce,H-H,ours,$r,0,1.0,\"ampirun osu_allreduce\""
+        echo "host-coll,osu_allreduce,H-H,ompi-ucx,$r,0,1.0,\"mpirun --mca pml ucx osu_allreduce\""
+        echo "host-coll,osu_allreduce,H-H,ompi-ob1,$r,0,1.0,\"mpirun --mca pml ob1 osu_allreduce\""
+    done
+} >"$dir/runs.csv"
+
+bash "$tables" "$dir" >"$dir/tables.md" 2>&1
+rc=$?
+
+check() { # name fixed-string: the line must be in the tables
+    if grep -qF -- "$2" "$dir/tables.md"; then
+        echo "PASS bench/$1"
+    else
+        echo "FAIL bench/$1: no line with: $2"
+        sed 's/^/    /' "$dir/tables.md" | head -40
+        nfail=$((nfail + 1))
+    fi
+}
+check median-odd-ratio-of-medians "| 1 B | 9.47 (5.00-12.00, IQR 1.00, n 5) | 8.35 (6.50-20.00, IQR 1.45, n 5) | 7.00 (7.00-7.00, IQR 0, n 5) | ompi-ucx | 1.13 | 4/5 |"
+check failed-run-left-out "| 2 B | 10.00 (10.00-10.00, IQR 0, n 5) | 5.00 (5.00-5.00, IQR 0, n 5) | 20.00 (20.00-20.00, IQR 0, n 4) | ompi-ob1 | 0.50 | 0/4 |"
+check median-even-lower-better "| 4 B | 2.50 (1.00-4.00, IQR 1.50, n 4) | 2.00 (2.00-2.00, IQR 0, n 4) | 3.00 (3.00-3.00, IQR 0, n 4) | ompi-ucx | 1.25 | 1/4 |"
+check worse-list "Ours worse than the reference (ratio of medians) at 1 of 2 sizes: 2 B 0.50"
+check direction "### host-coll: osu_allreduce H-H (us, lower is better)"
+check commands "- ompi-ob1: \`mpirun --mca pml ob1 --mca btl self,vader osu_bw\`"
+check exit-statuses "- round 5, host-p2p osu_bw H-H ompi-ob1: exit 1 after 1.0 s"
+if [ $rc = 1 ]; then
+    echo "PASS bench/failed-run-status"
+else
+    echo "FAIL bench/failed-run-status: bench-tables.sh exited $rc with a failed run, expected 1"
+    nfail=$((nfail + 1))
+fi
+[ $nfail = 0 ]

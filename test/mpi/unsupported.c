@@ -1,0 +1,127 @@
+/* unsupported.c - the MPI_ERR_UNSUPPORTED_OPERATION paths under
+ * MPI_ERRORS_RETURN: each call below must return an error whose class
+ * (MPI_Error_class) is MPI_ERR_UNSUPPORTED_OPERATION, leave its output
+ * arguments alone, and the program must go on working: a checked Allreduce
+ * and a ring exchange follow every failed call.
+ *
+ * Two kinds of calls:
+ * - functions that exist only as stubs (docs/unsupported.md lists them;
+ *   implementing one means dropping its line from STUB_CALLS below, as from
+ *   src/env/env_stubs.c);
+ * - collectives on a derived datatype with gaps, which the collectives do not
+ *   take (README: "Collectives take predefined datatypes and contiguous
+ *   derived ones without gaps"). */
+#include "mpitest.h"
+
+enum { N = 8, TAG_RING = 400 };
+
+/* The job still works: an Allreduce and a ring exchange, both checked. */
+static int still_works(int rank, int size, int step)
+{
+    int errs = 0, sum = -1, want = size * (size - 1) / 2 + size * step;
+    int mine = rank + step;
+    if (MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS || sum != want)
+        errs += mt_fail(rank, "step %d: Allreduce gave %d, expected %d", step, sum, want);
+    int out[N], in[N], left = (rank + size - 1) % size, right = (rank + 1) % size;
+    mt_fill_int(out, N, rank, right, (uint32_t)step);
+    MPI_Sendrecv(out, N, MPI_INT, right, TAG_RING, in, N, MPI_INT, left, TAG_RING, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    if (mt_check_int(in, N, left, rank, (uint32_t)step) >= 0)
+        errs += mt_fail(rank, "step %d: ring exchange delivered wrong data", step);
+    return errs;
+}
+
+static int expect_unsupported(int rank, const char *what, int rc)
+{
+    int cls = -1;
+    if (rc == MPI_SUCCESS)
+        return mt_fail(rank, "%s returned MPI_SUCCESS, expected MPI_ERR_UNSUPPORTED_OPERATION", what);
+    if (MPI_Error_class(rc, &cls) != MPI_SUCCESS)
+        return mt_fail(rank, "%s: MPI_Error_class(%d) failed", what, rc);
+    if (cls != MPI_ERR_UNSUPPORTED_OPERATION) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, text, &len);
+        return mt_fail(rank, "%s: error class %d (%s), expected MPI_ERR_UNSUPPORTED_OPERATION (%d)", what, cls, text,
+                       MPI_ERR_UNSUPPORTED_OPERATION);
+    }
+    return 0;
+}
+
+/* Stubs: one call each, with the output arguments set to sentinels that the
+ * call must leave alone. */
+static int stub_calls(int rank)
+{
+    int errs = 0, x = 5;
+    MPI_Win win = MPI_WIN_NULL;
+    MPI_Aint size = 99;
+    int disp = 77;
+    void *base = &x;
+
+#define STUB_CALL(call, untouched)                                              \
+    do {                                                                        \
+        errs += expect_unsupported(rank, #call, call);                          \
+        if (!(untouched))                                                       \
+            errs += mt_fail(rank, "%s wrote an output argument", #call);        \
+    } while (0)
+
+    /* STUB_CALLS: functions docs/unsupported.md lists */
+    STUB_CALL(MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win), win == MPI_WIN_NULL);
+    STUB_CALL(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
+              win == MPI_WIN_NULL && base == &x);
+    STUB_CALL(MPI_Win_shared_query(MPI_WIN_NULL, 0, &size, &disp, &base), size == 99 && disp == 77 && base == &x);
+    STUB_CALL(MPI_Win_fence(0, MPI_WIN_NULL), 1);
+    STUB_CALL(MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL), x == 5);
+#undef STUB_CALL
+    return errs;
+}
+
+/* Collectives on a vector type (every other int): the library refuses them
+ * before moving anything, on every rank alike. */
+static int gapped_collectives(int rank, int size)
+{
+    int errs = 0, buf[2 * N], out[2 * N];
+    MPI_Datatype gapped;
+    MPI_Type_vector(N, 1, 2, MPI_INT, &gapped);
+    MPI_Type_commit(&gapped);
+    for (int i = 0; i < 2 * N; i++)
+        buf[i] = out[i] = 1000 + i;
+    int *counts = mt_malloc(sizeof(int) * (size_t)size), *displs = mt_malloc(sizeof(int) * (size_t)size);
+    for (int i = 0; i < size; i++) {
+        counts[i] = 0;
+        displs[i] = 0;
+    }
+    counts[rank] = 1;
+    errs += expect_unsupported(rank, "MPI_Bcast (vector type)", MPI_Bcast(buf, 1, gapped, 0, MPI_COMM_WORLD));
+    errs += expect_unsupported(rank, "MPI_Allreduce (vector type)",
+                               MPI_Allreduce(buf, out, 1, gapped, MPI_SUM, MPI_COMM_WORLD));
+    errs += expect_unsupported(rank, "MPI_Allgatherv (vector type)",
+                               MPI_Allgatherv(buf, counts[rank], gapped, out, counts, displs, gapped,
+                                              MPI_COMM_WORLD));
+    for (int i = 0; i < 2 * N; i++)
+        if (buf[i] != 1000 + i || out[i] != 1000 + i) {
+            errs += mt_fail(rank, "a refused collective wrote element %d", i);
+            break;
+        }
+    free(counts);
+    free(displs);
+    MPI_Type_free(&gapped);
+    return errs;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = mt_rank(), size = mt_size(), errs = 0;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    errs += still_works(rank, size, 0);
+    errs += stub_calls(rank);
+    errs += still_works(rank, size, 1);
+    errs += gapped_collectives(rank, size);
+    errs += still_works(rank, size, 2);
+    char ok[80];
+    snprintf(ok, sizeof ok, "unsupported: %d ranks OK", size);
+    mt_finish(errs, ok);
+    MPI_Finalize();
+    return 0;
+}
