@@ -22,6 +22,13 @@
 # sizes x the latencies in BENCHMARKS.md; ~2.5 s per ucx_perftest size with a
 # GPU buffer, ~1 s host-only; 48 osu runs took 5 min there, ucx_perftest 92
 # sizes 3 min):
+#   current          ~480 s  every current table of BENCHMARKS.md by the method of
+#                            docs/benchmarking.md (scripts/bench.sh): host pt2pt and
+#                            collectives beside Open MPI's pml ucx and pml ob1, device
+#                            pt2pt, device all-reduce beside NCCL, Jacobi3D 192^3 per
+#                            GPU ODF 1/2, virtualized ranks; interleaved rounds after a
+#                            warm-up until the budget is spent (BENCH_ROUNDS, default 5);
+#                            $OUT/current/tables.md, rounds.csv, runs.csv (exit statuses)
 #   bench-p2p-dd     ~130 s  osu_latency/bw/bibw D-D, AMPI-UCX + Open MPI
 #                            (6 runs), bw/bibw up to 32 MiB (OSU_BW_MAX); ucx_perftest
 #                            -m cuda tag_lat 1 B-4 MiB and tag_bw 1 B-32 MiB, every size
@@ -113,7 +120,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 # expected seconds of each action (the plan above), for summary.md
 declare -A expected=(
-    [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
+    [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
     [sweep-hh]=40 [host-test]=200 [osu74-exit]=90 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
@@ -241,6 +248,19 @@ jacobi_action() {
     env "${settings[@]}" bash apps/jacobi3d/run-experiments.sh --out "$dir" "$@" "${bench_args[@]}"
     status=$?
     copy_results "$dir" "$name"
+    return "$status"
+}
+
+# current_action: scripts/bench.sh within what is left of the budget (30 s
+# kept for its tables and the archive).
+current_action() {
+    local dir=$work/current status
+    need_prefix || return 1
+    echo "== current: BENCH_BUDGET_S=$(($(left) - 30)) scripts/bench.sh --out $dir ${bench_args[*]}"
+    [ "$dry" = 1 ] && return 0
+    BENCH_BUDGET_S=$(($(left) - 30)) AMPI_PREFIX=$prefix bash scripts/bench.sh --out "$dir" "${bench_args[@]}"
+    status=$?
+    copy_results "$dir" current
     return "$status"
 }
 
@@ -441,6 +461,7 @@ run_action() {
         [ -x "$prefix/bin/ampicc" ] && { osu_action bench || status=1; }
         return $status
         ;;
+    current) current_action ;;
     gpu-test) gpu_test_action ;;
     osu74-exit) osu74_exit_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
