@@ -21,16 +21,14 @@ status=0
 n=0
 for dir in "$@"; do
     n=$((n + 1))
-    for f in rounds.csv runs.csv; do
-        [ -f "$dir/$f" ] || { echo "bench-tables: no $dir/$f" >&2; exit 2; }
-    done
+    [ -f "$dir/rounds.csv" ] || { echo "bench-tables: no $dir/rounds.csv" >&2; exit 2; }
     if [ $# -gt 1 ]; then echo "## Call $n of $#: $(basename "$dir")"; echo; fi
     if [ -f "$dir/meta.txt" ]; then sed 's/^/    /' "$dir/meta.txt"; echo; fi
     if [ -s "$dir/notes.txt" ]; then sed 's/^/- /' "$dir/notes.txt"; echo; fi
     # the table order is that of runs.csv
     {
         echo "#runs"
-        tail -n +2 "$dir/runs.csv"
+        [ -f "$dir/runs.csv" ] && tail -n +2 "$dir/runs.csv"
         echo "#rounds"
         tail -n +2 "$dir/rounds.csv"
     } | awk -v dir="$dir" '
@@ -38,6 +36,7 @@ for dir in "$@"; do
         if (v == "") return "-"
         if (v >= 100) return sprintf("%.0f", v)
         if (v >= 1) return sprintf("%.2f", v)
+        if (v >= 0.1) return sprintf("%.3f", v)
         return sprintf("%.3g", v)
     }
     function label(size, bench) {
@@ -98,7 +97,10 @@ for dir in "$@"; do
         if (round > maxround) maxround = round
     }
     part == "rounds" {
-        if ($5 == 0 || $9 != 0) next
+        # status "-": imported from a runner that did not record it
+        if ($5 == 0 || ($9 != 0 && $9 != "-")) next
+        if (!nruns) add_side($1 SUBSEP $2 SUBSEP $3, $4, "(not recorded)", $5)
+        if (!nruns && $4 == "ours") has_ours[$1 SUBSEP $2 SUBSEP $3] = 1
         add_value($1 SUBSEP $2 SUBSEP $3, $4, $6, $5, $7, $8)
         if (vp_copy($1, $2, $4)) vprow[++nvp] = $2 SUBSEP $4 SUBSEP $6 SUBSEP $5 SUBSEP $7 SUBSEP $8
     }
@@ -159,7 +161,7 @@ for dir in "$@"; do
                         }
                     better = nb "/" np
                     ncmp++
-                    if (higher ? r < 1 : r > 1) { nworse++; worse = worse (worse == "" ? "" : ", ") label(size, k[2]) " " ratio }
+                    if (higher ? r < 1 : r > 1) { nworse++; worse = worse (worse == "" ? "" : ", ") (k[2] == "jacobi3d" ? "ODF " : "") label(size, k[2]) " " ratio }
                 }
                 print line " " (ref == "" ? "-" : ref) " | " ratio " | " better " |"
             }
@@ -167,9 +169,12 @@ for dir in "$@"; do
             if (ncmp > 0)
                 printf "Ours worse than the reference (ratio of medians) at %d of %d %s%s%s\n\n", nworse, ncmp,
                     k[2] == "jacobi3d" ? "configurations" : "sizes", nworse ? ": " : ".", worse
-            for (j = 1; j <= ns[t]; j++) printf "- %s: `%s`\n", sides[t, j], command[t, sides[t, j]]
-            print ""
+            if (nruns) {
+                for (j = 1; j <= ns[t]; j++) printf "- %s: `%s`\n", sides[t, j], command[t, sides[t, j]]
+                print ""
+            }
         }
+        if (!nruns) exit 0
         print "### Runs and exit statuses"
         print ""
         line = ""

@@ -84,4 +84,26 @@ else
     echo "FAIL bench/failed-run-status: bench-tables.sh exited $rc with a failed run, expected 1"
     nfail=$((nfail + 1))
 fi
+
+# scripts/bench-import.sh: the older runners' formats, mapped to areas and sides
+imp=$dir/import
+printf 'variant,benchmark,size,value,round\ndefault,osu_bw,8,64.5,2\nompi,osu_bw,8,55,2\nAMPI_SHM=0,osu_bw,8,1,2\n' >"$dir/sweep.csv"
+printf 'r3 new bw 7.5 14.8\nr3 ompi bw 8.3 16.6\n' >"$dir/ab.log"
+printf 'benchmark,placement,library,size,value,unit\nosu_allreduce,D-D,nccl,8,17.78,us\nosu_bw,D-H,ampi-ucx,8,1,MB/s\n' >"$dir/compare.csv"
+bash "$here/../../scripts/bench-import.sh" "$imp" "test" sweep:"$dir/sweep.csv" ab:"$dir/ab.log" \
+    compare:"$dir/compare.csv":4 >/dev/null 2>&1
+want='area,benchmark,placement,side,round,size,value,unit,status
+host-p2p,osu_bw,H-H,ours,2,8,64.5,MB/s,-
+host-p2p,osu_bw,H-H,ompi-ucx,2,8,55,MB/s,-
+host-p2p,osu_bw,H-H,ours,3,1,7.5,MB/s,-
+host-p2p,osu_bw,H-H,ours,3,2,14.8,MB/s,-
+host-p2p,osu_bw,H-H,ompi-ucx,3,1,8.3,MB/s,-
+host-p2p,osu_bw,H-H,ompi-ucx,3,2,16.6,MB/s,-
+device-coll,osu_allreduce,D-D,nccl,4,8,17.78,us,-'
+if [ "$(cat "$imp/rounds.csv" 2>/dev/null)" = "$want" ]; then
+    echo "PASS bench/import"
+else
+    echo "FAIL bench/import: rounds.csv differs: $(tr '\n' ' ' <"$imp/rounds.csv" 2>/dev/null)"
+    nfail=$((nfail + 1))
+fi
 [ $nfail = 0 ]
