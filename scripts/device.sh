@@ -261,6 +261,8 @@ current_action() {
     BENCH_BUDGET_S=$(($(left) - 30)) AMPI_PREFIX=$prefix bash scripts/bench.sh --out "$dir" "${bench_args[@]}"
     status=$?
     copy_results "$dir" current
+    # the tables also outside results.tgz, so that they come back at once
+    [ -n "$out" ] && [ -f "$dir/tables.md" ] && cp -f "$dir/tables.md" "$out/current-tables.md"
     return "$status"
 }
 
@@ -552,9 +554,9 @@ if [ -n "$out" ]; then
     # console.log grows in this folder -- and the archive is still whole.)
     (cd "$out" || exit
         tar czf results.tgz --warning=no-file-changed --exclude=results.tgz --exclude=console.log \
-            --exclude=summary.md .
+            --exclude=summary.md --exclude=current-tables.md .
         [ $? -le 1 ] && find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name console.log \
-            ! -name summary.md -exec rm -rf {} +)
+            ! -name summary.md ! -name current-tables.md -exec rm -rf {} +)
 fi
 echo "device: ${actions[*]} finished with status $status"
 exit $status
