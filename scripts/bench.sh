@@ -20,7 +20,9 @@
 #   (/usr/local/cuda), OMPI_MPICC / OMPI_MPIRUN (mpicc / mpirun), NCCL_HOME,
 #   BENCH_BUDGET_S (default 420: no round starts that the previous one says
 #   would end after this many seconds of the script; the rounds run are in
-#   meta.txt), BENCH_RUN_TIMEOUT (seconds per run, default 120).
+#   meta.txt), BENCH_RUN_TIMEOUT (seconds per run, default 120), BENCH_COMMIT
+#   (the commit to report where the tree has no .git), BENCH_JACOBI_MODES
+#   (Jacobi3D modes with GPUs, default "D").
 # Exit status: 1 when a build or any run failed (runs.csv has each status).
 # Commands are kept as strings (to log them verbatim) and split on purpose
 # when run; no path or argument here contains blanks.
@@ -311,7 +313,13 @@ done
 
 # ---- what was measured where -----------------------------------------------
 {
-    echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "${BENCH_COMMIT:-unknown}")$(git -C "$repo" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    # a copy of the tree without .git (the GPU machine): BENCH_COMMIT names it
+    if commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null); then
+        git -C "$repo" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+    else
+        commit="${BENCH_COMMIT:-unknown (no git; set BENCH_COMMIT)}"
+    fi
+    echo "commit: $commit"
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
     echo "gpus: $(nvidia-smi -L 2>/dev/null | sed 's/ (UUID.*//' | paste -sd ';' - || true)"

@@ -84,8 +84,8 @@ isendrecv         all,6x6                0        -
 # an exact exit status must print; LASTPROC and LASTRANK stand for P-1 and
 # V-1 of the cell (V: ranks in all).
 MESSAGES='
-abort ^ampirun: process LASTPROC called MPI_Abort with status 7: MPI_Abort called by rank LASTRANK \(communicator 1\) with error code 7$
-crash ^ampirun: process 0 \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\)$
+abort ^ampirun: process LASTPROC \(pid [0-9]+, ranks? [0-9]+(-LASTRANK)?\) ended the job with status 7: MPI_Abort called by rank LASTRANK \(communicator 1\) with error code 7$
+crash ^ampirun: process 0 \(pid [0-9]+, ranks? 0(-[0-9]+)?\) killed by signal 11 \(Segmentation fault\)( in rank 0)?$
 '
 MATRIX='1x1 1x4 1x16 2x2 2x4 2x16 4x4 4x16'
 # (6x6, 6x12: more than SHM_SCAN_MAX peers, so the rings are found through
