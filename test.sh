@@ -123,6 +123,7 @@ check_counts() {
 }
 
 run_group unit run_unit_tests
+run_group layers bash test/layers/run.sh
 run_group symbols timeout -k 10 "$runner_timeout" bash test/symbols/run.sh
 run_group launch timeout -k 10 "$runner_timeout" bash test/launch/run.sh
 run_group mpi timeout -k 10 "$runner_timeout" bash test/mpi/run.sh

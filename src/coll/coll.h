@@ -34,15 +34,15 @@ enum {
 /* Declares R (calling rank) and C (its communicator) or returns the error. */
 #define COLL_ENTER(R, C, comm, fn)             \
     P2P_ENTER(R, fn);                          \
-    comm_t *C = p2p_comm(R, comm);             \
+    core_comm_t *C = p2p_comm(R, comm);             \
     if (UTIL_UNLIKELY(!C))                     \
-        return env_error(NULL, MPI_ERR_COMM, fn)
+        return core_error(NULL, MPI_ERR_COMM, fn)
 
 /* Returns the error class ERR through the communicator's handler if COND. */
 #define COLL_CHECK(C, cond, err, fn)           \
     do {                                       \
         if (UTIL_UNLIKELY(cond))               \
-            return env_error(C, err, fn);      \
+            return core_error(C, err, fn);      \
     } while (0)
 
 /* Count/type check of a (buf, count, type) argument triple; returns 0 or
@@ -155,28 +155,28 @@ static inline void *coll_lay_at(const coll_layout_t *l, const void *buf, int i)
 }
 
 /* Internal forms without argument checks, shared between collectives. */
-int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag);
+int coll_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root, int tag);
 struct coll_op;
-int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+int coll_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                 const struct coll_op *op, int root, int tag);
 /* in == out: in place. */
-int coll_allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+int coll_allreduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                    const struct coll_op *op, int tag);
 /* Every member of c is a rank of our process (and no GPU is in use, whose
  * buffers could lie on several devices): the same answer on every member. */
-bool coll_all_local(const comm_t *c);
+bool coll_all_local(const core_comm_t *c);
 /* Reduce (all: Allreduce) among ranks of one process: the members send the
  * addresses of their buffers to the root, which reduces straight from every
  * input and writes every output, then releases the members -- 2(n-1) small
  * messages, n-1 reductions and n-1 copies, against log2(n) rounds of
  * messages, copies and reductions per rank through the message layer. */
-int coll_local_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+int coll_local_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                       const struct coll_op *op, int root, bool all, int tag);
 /* Root's own block: sbuf == NULL (gather) or rbuf == NULL (scatter) when
  * it is already in place. */
-int coll_gather(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,
+int coll_gather(p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,
                 int root, int tag);
-int coll_scatter(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf, size_t rbytes,
+int coll_scatter(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf, size_t rbytes,
                  int root, int tag);
 
 #endif

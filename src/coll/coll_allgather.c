@@ -14,7 +14,7 @@
 /* `own`: our block, still in the send buffer (NULL when in place); it
  * goes out from there in the first step and is copied into place while
  * that step's messages travel. */
-static int ring(p2p_rank_t *r, comm_t *c, const void *own, void *rbuf, const coll_layout_t *rl, int tag)
+static int ring(p2p_rank_t *r, core_comm_t *c, const void *own, void *rbuf, const coll_layout_t *rl, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     int right = (me + 1) % n, left = (me - 1 + n) % n;
@@ -37,7 +37,7 @@ static int ring(p2p_rank_t *r, comm_t *c, const void *own, void *rbuf, const col
  * Before the step with distance `mask` we hold the blocks [lo, lo + mask)
  * of our aligned group, contiguous in rbuf; so does our partner, for its
  * group. */
-static int doubling(p2p_rank_t *r, comm_t *c, const void *own, void *rbuf, const coll_layout_t *rl, int tag)
+static int doubling(p2p_rank_t *r, core_comm_t *c, const void *own, void *rbuf, const coll_layout_t *rl, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     size_t block = coll_lay_bytes(rl, 0);
@@ -55,7 +55,7 @@ static int doubling(p2p_rank_t *r, comm_t *c, const void *own, void *rbuf, const
 }
 
 /* Places our own block (unless in place) and runs the ring or doubling. */
-static int allgather(p2p_rank_t *r, comm_t *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+static int allgather(p2p_rank_t *r, core_comm_t *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const coll_layout_t *rl, int tag)
 {
     int err = MPI_SUCCESS;
@@ -113,7 +113,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 }
 
 /* The nonblocking forms: rcounts == NULL means uniform blocks of rcount. */
-static int run_allgather(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_allgather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };
     return allgather(r, c, a->sbuf, a->scount, a->sdt, a->rbuf, &rl, tag);

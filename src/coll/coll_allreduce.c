@@ -35,7 +35,7 @@
 
 typedef struct ar {
     p2p_rank_t *r;
-    comm_t *c;
+    core_comm_t *c;
     const coll_op_t *op;
     MPI_Datatype dt;
     size_t count, bytes;
@@ -69,7 +69,7 @@ static void tmp_free(ar_t *a)
  * lower rank's data op the higher's: a higher peer's data lands in acc and
  * ours is reduced onto it; a lower one's lands in tmp while ours is copied
  * to acc as the messages travel. */
-static int first_step(p2p_rank_t *r, comm_t *c, const void *mine, void *acc, void *tmp, size_t bytes, size_t count,
+static int first_step(p2p_rank_t *r, core_comm_t *c, const void *mine, void *acc, void *tmp, size_t bytes, size_t count,
                       const coll_op_t *op, int peer, bool lower, int tag)
 {
     coll_xchg_t x;
@@ -166,7 +166,7 @@ static int halving_doubling(ar_t *a, int v, const void *mine)
 /* recursive_doubling for two ranks, not in place, without its set-up
  * (ar_t, the fold, the choice of algorithm: half the instructions of a
  * small two-rank Allreduce outside the messages): its one step. */
-static __attribute__((noinline)) int allreduce_pair(p2p_rank_t *r, comm_t *c, const void *in, void *out,
+static __attribute__((noinline)) int allreduce_pair(p2p_rank_t *r, core_comm_t *c, const void *in, void *out,
                                                     size_t count, size_t bytes, const coll_op_t *op, int tag)
 {
     bool lower = c->rank == 1; /* the peer is lower */
@@ -179,7 +179,7 @@ static __attribute__((noinline)) int allreduce_pair(p2p_rank_t *r, comm_t *c, co
 }
 
 /* out = op over every rank's `in` (in == out: in place). */
-static int allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+static int allreduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                      const coll_op_t *op, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
@@ -233,7 +233,7 @@ static int allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t
     return err;
 }
 
-int coll_allreduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+int coll_allreduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                    const coll_op_t *op, int tag)
 {
     return allreduce(r, c, in, out, count, dt, op, tag);
@@ -272,7 +272,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     return MPI_SUCCESS;
 }
 
-static int run_allreduce(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_allreduce(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     return allreduce(r, c, a->sbuf, a->rbuf, a->count, a->op.dt, &a->op, tag);
 }

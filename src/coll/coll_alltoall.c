@@ -10,7 +10,7 @@
 
 #define WINDOW 8
 
-static int pairwise(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf,
+static int pairwise(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf,
                     const coll_layout_t *rl, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
@@ -46,7 +46,7 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layou
 /* MPI_IN_PLACE: what each rank sends lies in rbuf under the receive
  * layout, so the part of rbuf the layout covers is saved first and sent
  * from the copy. */
-static int in_place(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *rl, int tag)
+static int in_place(p2p_rank_t *r, core_comm_t *c, void *rbuf, const coll_layout_t *rl, int tag)
 {
     ptrdiff_t lo = 0, hi = 0, ext = dt_extent(rl->dt); /* elements, from rbuf */
     for (int i = 0; i < c->size; i++) {
@@ -65,7 +65,7 @@ static int in_place(p2p_rank_t *r, comm_t *c, void *rbuf, const coll_layout_t *r
     return err;
 }
 
-static int alltoall(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf,
+static int alltoall(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf,
                     const coll_layout_t *rl, int tag)
 {
     return sbuf == MPI_IN_PLACE ? in_place(r, c, rbuf, rl, tag) : pairwise(r, c, sbuf, sl, rbuf, rl, tag);
@@ -106,7 +106,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 }
 
 /* The nonblocking forms: counts == NULL means uniform blocks. */
-static int run_alltoall(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_alltoall(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     coll_layout_t sl = { .counts = a->scounts, .displs = a->sdispls, .count = (size_t)a->scount, .dt = a->sdt };
     coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };

@@ -65,7 +65,7 @@ static void in_place_sends(coll_plan_t *p, const char *rbuf, const int *counts, 
     }
 }
 
-static int alltoallw(p2p_rank_t *r, comm_t *c, const void *sendbuf, const int *scounts, const int *sdispls,
+static int alltoallw(p2p_rank_t *r, core_comm_t *c, const void *sendbuf, const int *scounts, const int *sdispls,
                      const MPI_Datatype *sdts, void *recvbuf, const int *rcounts, const int *rdispls,
                      const MPI_Datatype *rdts, MPI_Request *request)
 {

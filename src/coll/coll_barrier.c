@@ -4,7 +4,7 @@
  * exchange.  Round k uses tag base + k. */
 #include "coll/coll_nb.h"
 
-static int barrier(p2p_rank_t *r, comm_t *c, int base)
+static int barrier(p2p_rank_t *r, core_comm_t *c, int base)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     for (int dist = 1, round = 0; dist < n; dist <<= 1, round++) {
@@ -23,7 +23,7 @@ int PMPI_Barrier(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-static int run_barrier(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_barrier(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     (void)a;
     return barrier(r, c, tag);

@@ -17,7 +17,7 @@
 #define BCAST_FLAT_MAX_RANKS 8
 #define BCAST_FLAT_MAX_BYTES ((size_t)1 << 20)
 
-static int bcast_flat(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
+static int bcast_flat(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root, int tag)
 {
     if (c->rank != root) /* pulled: from 512 KiB the root's pushes run one after another (24.9 us at
                           * 512 KiB on 8 H200s, Open MPI 17.5; BENCHMARKS.md, 2026-11-22,
@@ -32,13 +32,13 @@ static int bcast_flat(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int roo
 
 /* Every rank decides alike from the count and its own buffer: as for NCCL
  * below, MPI_Bcast on device buffers expects device buffers everywhere. */
-static bool flat_wanted(const comm_t *c, const void *buf, size_t bytes)
+static bool flat_wanted(const core_comm_t *c, const void *buf, size_t bytes)
 {
     return c->size > 2 && c->size <= BCAST_FLAT_MAX_RANKS && bytes > 0 && bytes <= BCAST_FLAT_MAX_BYTES &&
            p2p_is_device(buf, bytes);
 }
 
-int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int tag)
+int coll_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root, int tag)
 {
     int n = c->size, err = MPI_SUCCESS;
     if (n == 1 || bytes == 0)
@@ -73,7 +73,7 @@ int coll_bcast(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int root, int 
     return err ? err : serr;
 }
 
-static int check(const comm_t *c, const void *buffer, int count, MPI_Datatype datatype, int root)
+static int check(const core_comm_t *c, const void *buffer, int count, MPI_Datatype datatype, int root)
 {
     if (root < 0 || root >= c->size)
         return MPI_ERR_ROOT;
@@ -97,7 +97,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     return MPI_SUCCESS;
 }
 
-static int run_bcast(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     return coll_bcast(r, c, a->rbuf, a->count, a->root, tag);
 }

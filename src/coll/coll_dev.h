@@ -85,8 +85,8 @@ typedef struct {
     MPI_Op op;
     int root;
 } coll_nccl_call_t;
-bool coll_nccl_run(p2p_rank_t *r, comm_t *c, const coll_nccl_call_t *call, int *err);
-static inline bool coll_nccl_try(p2p_rank_t *r, comm_t *c, const coll_nccl_call_t *call, int *err)
+bool coll_nccl_run(p2p_rank_t *r, core_comm_t *c, const coll_nccl_call_t *call, int *err);
+static inline bool coll_nccl_try(p2p_rank_t *r, core_comm_t *c, const coll_nccl_call_t *call, int *err)
 {
     return UTIL_UNLIKELY(gpu_enabled()) && c->size > 1 && call->count > 0 && coll_nccl_run(r, c, call, err);
 }

@@ -66,18 +66,18 @@ static int delete_state(MPI_Comm comm, int keyval, void *val, void *extra)
 static int *keyval_of(p2p_rank_t *r)
 {
     if (!keyvals) {
-        keyvals = coll_malloc((size_t)p2p_proc.nlocal * sizeof *keyvals);
-        for (int i = 0; i < p2p_proc.nlocal; i++)
+        keyvals = coll_malloc((size_t)core_proc.nlocal * sizeof *keyvals);
+        for (int i = 0; i < core_proc.nlocal; i++)
             keyvals[i] = MPI_KEYVAL_INVALID;
     }
-    return &keyvals[r->world - p2p_proc.first];
+    return &keyvals[r->core.world - core_proc.first];
 }
 
 /* The collective decision; returns the new state (never NULL). */
-static nccl_state_t *setup(p2p_rank_t *r, comm_t *c)
+static nccl_state_t *setup(p2p_rank_t *r, core_comm_t *c)
 {
     int n = c->size;
-    member_t mine = { .ok = p2p_proc.nlocal == 1 && gpu_nccl_load() && gpu_device_pci_bus_id()[0] };
+    member_t mine = { .ok = core_proc.nlocal == 1 && gpu_nccl_load() && gpu_device_pci_bus_id()[0] };
     strncpy(mine.bus, gpu_device_pci_bus_id(), sizeof mine.bus - 1);
     member_t *all = c->rank == 0 ? coll_malloc((size_t)n * sizeof *all) : NULL;
     coll_layout_t lay = { .count = sizeof mine, .dt = MPI_BYTE };
@@ -109,7 +109,7 @@ static nccl_state_t *setup(p2p_rank_t *r, comm_t *c)
     return s;
 }
 
-static nccl_state_t *state_of(p2p_rank_t *r, comm_t *c)
+static nccl_state_t *state_of(p2p_rank_t *r, core_comm_t *c)
 {
     int *kv = keyval_of(r);
     void *val = NULL;
@@ -151,7 +151,7 @@ static int nccl_op(MPI_Op op)
 }
 
 /* Whether this call can go to NCCL, from its arguments alone. */
-static bool eligible(const comm_t *c, const coll_nccl_call_t *k, int *type, int *op)
+static bool eligible(const core_comm_t *c, const coll_nccl_call_t *k, int *type, int *op)
 {
     *type = GPU_NCCL_UINT8;
     *op = GPU_NCCL_SUM;
@@ -179,7 +179,7 @@ static bool eligible(const comm_t *c, const coll_nccl_call_t *k, int *type, int 
     return dev(k->in) && dev(k->out);
 }
 
-bool coll_nccl_run(p2p_rank_t *r, comm_t *c, const coll_nccl_call_t *k, int *err)
+bool coll_nccl_run(p2p_rank_t *r, core_comm_t *c, const coll_nccl_call_t *k, int *err)
 {
     int type, op;
     if (!enabled() || !eligible(c, k, &type, &op))

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-int coll_gather(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,
+int coll_gather(p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,
                 int root, int tag)
 {
     int n = c->size, err = MPI_SUCCESS;
@@ -27,7 +27,7 @@ int coll_gather(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, void 
 }
 
 /* Checks shared by both forms; the root's receive side is checked by the caller. */
-static int check_send(const comm_t *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int root)
+static int check_send(const core_comm_t *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int root)
 {
     if (root < 0 || root >= c->size)
         return MPI_ERR_ROOT;
@@ -71,7 +71,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 }
 
 /* The nonblocking forms: rcounts == NULL means uniform blocks of rcount. */
-static int run_gather(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_gather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };
     bool in_place = a->sbuf == MPI_IN_PLACE;

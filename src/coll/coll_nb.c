@@ -33,7 +33,7 @@ typedef struct nb_op {
     coll_nb_args_t a;
     coll_nb_fn *fn;
     p2p_rank_t *r;
-    comm_t *c;
+    core_comm_t *c;
     p2p_req_t *q;
     int tag;
     rank_ult_t *ult;
@@ -48,7 +48,7 @@ typedef struct nb_op {
  * the receive side), since the others may be anything (MPI_Igatherv's
  * recvcounts at a non-root, say).  Returns the block that holds the copies
  * (NULL when none), or sets *err. */
-static int *copy_arrays(const comm_t *c, coll_nb_args_t *a, int *err)
+static int *copy_arrays(const core_comm_t *c, coll_nb_args_t *a, int *err)
 {
     bool send = a->sdt != MPI_DATATYPE_NULL, recv = a->rdt != MPI_DATATYPE_NULL || a->op.dt != MPI_DATATYPE_NULL;
     const int **fields[4] = { &a->scounts, &a->sdispls, &a->rcounts, &a->rdispls };
@@ -84,16 +84,16 @@ typedef struct seq_table {
 } seq_table_t;
 
 static nb_op_t *finished;      /* helpers whose function has returned */
-static seq_table_t *seq_tables; /* p2p_proc.nlocal of them, made on first use */
+static seq_table_t *seq_tables; /* core_proc.nlocal of them, made on first use */
 
-static uint32_t next_seq(p2p_rank_t *r, const comm_t *c)
+static uint32_t next_seq(p2p_rank_t *r, const core_comm_t *c)
 {
     if (!seq_tables) {
-        seq_tables = calloc((size_t)p2p_proc.nlocal, sizeof *seq_tables);
+        seq_tables = calloc((size_t)core_proc.nlocal, sizeof *seq_tables);
         if (!seq_tables)
             util_fatal("out of memory for collective sequence numbers");
     }
-    seq_table_t *t = &seq_tables[r->world - p2p_proc.first];
+    seq_table_t *t = &seq_tables[r->core.world - core_proc.first];
     for (int i = 0; i < t->n; i++)
         if (t->ctx[i] == c->ctx)
             return t->next[i]++;
@@ -158,7 +158,7 @@ static void helper_main(void *arg)
 
 /* Runs fn(a) on a new helper thread, which completes q.  q is the user's
  * request, set up by the caller (communicator included). */
-static int launch(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, p2p_req_t *q)
+static int launch(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, p2p_req_t *q)
 {
     reap();
     nb_op_t *o = malloc(sizeof *o);
@@ -177,8 +177,8 @@ static int launch(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t
         free(o);
         return err;
     }
-    o->ult->user = r;
-    o->ult->id = r->world;
+    o->ult->user = &r->core;
+    o->ult->id = r->core.world;
     /* the sequence number is taken only once nothing can fail any more, so
      * every member counts the same collectives */
     o->tag = COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(next_seq(r, c) % SEQ_MOD);
@@ -220,7 +220,7 @@ static void persist_free(p2p_req_t *q)
     q->pcoll = NULL;
 }
 
-int coll_nb_persist(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request,
+int coll_nb_persist(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request,
                     void (*dispose)(const coll_nb_args_t *a))
 {
     if (!request)
@@ -244,7 +244,7 @@ int coll_nb_persist(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args
     q->comm = c->handle;
     q->c = c;
     if (!c->predefined)
-        comm_retain(c);
+        core_comm_retain(c);
     *request = q;
     return MPI_SUCCESS;
 }
@@ -253,7 +253,7 @@ void coll_nb_capture(bool on) { capturing = on; }
 
 bool coll_nb_capturing(void) { return capturing; }
 
-int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request)
+int coll_nb_start(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request)
 {
     if (!request)
         return MPI_ERR_REQUEST;
@@ -269,7 +269,7 @@ int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t
         return err;
     }
     if (!c->predefined) /* the user may free the communicator meanwhile */
-        comm_retain(c);
+        core_comm_retain(c);
     *request = q;
     return MPI_SUCCESS;
 }
@@ -280,7 +280,7 @@ void coll_nb_fini(void)
     coll_scratch_fini(); /* the helpers are gone: nothing holds scratch space now */
     if (!seq_tables)
         return;
-    for (int i = 0; i < p2p_proc.nlocal; i++) {
+    for (int i = 0; i < core_proc.nlocal; i++) {
         free(seq_tables[i].ctx);
         free(seq_tables[i].next);
     }
@@ -288,7 +288,7 @@ void coll_nb_fini(void)
     seq_tables = NULL;
 }
 
-int coll_nb_start_uniform(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const void *sendbuf, int sendcount,
+int coll_nb_start_uniform(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                           MPI_Request *request)
 {

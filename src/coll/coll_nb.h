@@ -30,7 +30,7 @@ static inline MPI_Datatype coll_nb_type(bool used, MPI_Datatype t) { return used
 
 /* Runs the algorithm with the collective tag `tag` on the helper thread;
  * returns an MPI error class. */
-typedef int coll_nb_fn(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag);
+typedef int coll_nb_fn(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag);
 
 /* Tags of nonblocking collectives: NB_TAG_BASE + NB_TAG_SPAN * (sequence
  * number % 2^20) + 0..NB_TAG_SPAN-1 (barrier rounds), far above the fixed
@@ -42,7 +42,7 @@ typedef int coll_nb_fn(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int ta
 /* Starts fn(a) on a helper thread of rank r over communicator c and
  * returns its request in *request.  Returns MPI_SUCCESS or an error class
  * (nothing started then). */
-int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request);
+int coll_nb_start(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request);
 /* Persistent collectives (MPI 4.0 5.13): MPI_Xxx_init calls MPI_Ixxx with
  * capturing on (coll_persist.c), and coll_nb_start then makes an inactive
  * persistent request instead of starting: every MPI_Start runs fn(a) on a
@@ -50,12 +50,12 @@ int coll_nb_start(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t
  * dispose (may be NULL) frees what a holds when the request is freed. */
 void coll_nb_capture(bool on);
 bool coll_nb_capturing(void);
-int coll_nb_persist(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request,
+int coll_nb_persist(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request,
                     void (*dispose)(const coll_nb_args_t *a));
 /* Checks and starts a collective of uniform blocks (Iallgather, Ialltoall):
  * send (count, type) -- or MPI_IN_PLACE -- and receive (count, type).
  * Returns MPI_SUCCESS or the error class for the caller's handler. */
-int coll_nb_start_uniform(p2p_rank_t *r, comm_t *c, coll_nb_fn *fn, const void *sendbuf, int sendcount,
+int coll_nb_start_uniform(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                           MPI_Request *request);
 

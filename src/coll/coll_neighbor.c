@@ -56,7 +56,7 @@ static int check_side(const side_t *s, int n)
     return MPI_SUCCESS;
 }
 
-static int neighbor(p2p_rank_t *r, comm_t *c, const side_t *snd, const side_t *rcv, MPI_Request *request)
+static int neighbor(p2p_rank_t *r, core_comm_t *c, const side_t *snd, const side_t *rcv, MPI_Request *request)
 {
     coll_nbrs_t nb;
     int err = coll_nbrs_get(c, &nb);

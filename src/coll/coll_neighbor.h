@@ -41,13 +41,13 @@ coll_plan_t *coll_plan_new(int nsend, int nrecv);
 void coll_plan_free(coll_plan_t *p);
 
 /* Runs p with tags tag + xfer.tag; returns the first error class. */
-int coll_plan_run(p2p_rank_t *r, comm_t *c, const coll_plan_t *p, int tag);
+int coll_plan_run(p2p_rank_t *r, core_comm_t *c, const coll_plan_t *p, int tag);
 
 /* Blocking (request NULL): runs p with tag `blocking_tag` and frees it.
  * Nonblocking: starts p on a helper thread, which frees it when done; the
  * plan's datatypes are kept alive until then.  Either way p belongs to
  * the callee.  Returns MPI_SUCCESS or an error class. */
-int coll_plan_exec(p2p_rank_t *r, comm_t *c, coll_plan_t *p, int blocking_tag, MPI_Request *request);
+int coll_plan_exec(p2p_rank_t *r, core_comm_t *c, coll_plan_t *p, int blocking_tag, MPI_Request *request);
 
 /* The neighbours of a communicator with a topology, in MPI 3.1's order:
  * Cartesian: for each dimension the -1 then the +1 neighbour (MPI_PROC_NULL
@@ -62,7 +62,7 @@ typedef struct coll_nbrs {
 
 /* Fills *nb (free with coll_nbrs_free); returns MPI_ERR_TOPOLOGY when the
  * communicator has none, MPI_ERR_NO_MEM. */
-int coll_nbrs_get(comm_t *c, coll_nbrs_t *nb);
+int coll_nbrs_get(core_comm_t *c, coll_nbrs_t *nb);
 void coll_nbrs_free(coll_nbrs_t *nb);
 
 /* Slot tags.  Messages between two ranks match in the order they were

@@ -22,7 +22,7 @@ void coll_plan_free(coll_plan_t *p)
 /* A typed request on the collective context.  A start that fails leaves
  * nothing in flight: the request counts as done with its error (as in
  * coll_p2p.c), so waiting for it returns at once. */
-static p2p_req_t *start(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const coll_xfer_t *x, int tag)
+static p2p_req_t *start(p2p_rank_t *r, core_comm_t *c, p2p_req_kind_t kind, const coll_xfer_t *x, int tag)
 {
     p2p_req_t *q = p2p_req_prepare(r, kind, P2P_MODE_STANDARD, x->buf, x->count, x->dt, x->peer, tag + x->tag, c);
     q->ctx = c->ctx + 1;
@@ -35,7 +35,7 @@ static p2p_req_t *start(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const col
 }
 
 /* Posts the transfers [lo, hi) of one side; returns the new request count. */
-static int post(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const coll_xfer_t *x, int n, int lo, int hi,
+static int post(p2p_rank_t *r, core_comm_t *c, p2p_req_kind_t kind, const coll_xfer_t *x, int n, int lo, int hi,
                 int tag, p2p_req_t **reqs, int nreq)
 {
     for (int k = lo; k < hi && k < n; k++)
@@ -44,7 +44,7 @@ static int post(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const coll_xfer_t
     return nreq;
 }
 
-int coll_plan_run(p2p_rank_t *r, comm_t *c, const coll_plan_t *p, int tag)
+int coll_plan_run(p2p_rank_t *r, core_comm_t *c, const coll_plan_t *p, int tag)
 {
     int steps = p->nsend > p->nrecv ? p->nsend : p->nrecv;
     int window = p->window > 0 && p->window < steps ? p->window : steps;
@@ -74,7 +74,7 @@ static void for_each_type(const coll_plan_t *p, void (*fn)(MPI_Datatype))
 
 /* The helper's side: the plan travels in the sbuf field (coll_nb_args_t
  * has no field of its own for it). */
-static int run_nb(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_nb(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     coll_plan_t *p = (coll_plan_t *)a->sbuf;
     int err = coll_plan_run(r, c, p, tag);
@@ -85,7 +85,7 @@ static int run_nb(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
 
 /* A persistent request's plan runs at every MPI_Start and goes with the
  * request. */
-static int run_kept(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_kept(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     return coll_plan_run(r, c, (coll_plan_t *)a->sbuf, tag);
 }
@@ -97,7 +97,7 @@ static void dispose_plan(const coll_nb_args_t *a)
     coll_plan_free(p);
 }
 
-int coll_plan_exec(p2p_rank_t *r, comm_t *c, coll_plan_t *p, int blocking_tag, MPI_Request *request)
+int coll_plan_exec(p2p_rank_t *r, core_comm_t *c, coll_plan_t *p, int blocking_tag, MPI_Request *request)
 {
     if (!request) {
         int err = coll_plan_run(r, c, p, blocking_tag);
@@ -132,7 +132,7 @@ int coll_check_typed(const void *buf, int count, MPI_Datatype dt)
 
 /* ---- neighbour lists, through the topology functions of src/comm ---- */
 
-static int cart_nbrs(comm_t *c, coll_nbrs_t *nb)
+static int cart_nbrs(core_comm_t *c, coll_nbrs_t *nb)
 {
     int ndims = 0;
     PMPI_Cartdim_get(c->handle, &ndims);
@@ -147,7 +147,7 @@ static int cart_nbrs(comm_t *c, coll_nbrs_t *nb)
     return MPI_SUCCESS;
 }
 
-static int graph_nbrs(comm_t *c, coll_nbrs_t *nb)
+static int graph_nbrs(core_comm_t *c, coll_nbrs_t *nb)
 {
     int n = 0;
     int err = PMPI_Graph_neighbors_count(c->handle, c->rank, &n);
@@ -156,7 +156,7 @@ static int graph_nbrs(comm_t *c, coll_nbrs_t *nb)
     return err ? err : PMPI_Graph_neighbors(c->handle, c->rank, n, nb->src);
 }
 
-static int dist_nbrs(comm_t *c, coll_nbrs_t *nb)
+static int dist_nbrs(core_comm_t *c, coll_nbrs_t *nb)
 {
     int weighted = 0;
     int err = PMPI_Dist_graph_neighbors_count(c->handle, &nb->indeg, &nb->outdeg, &weighted);
@@ -168,7 +168,7 @@ static int dist_nbrs(comm_t *c, coll_nbrs_t *nb)
                                      MPI_UNWEIGHTED);
 }
 
-int coll_nbrs_get(comm_t *c, coll_nbrs_t *nb)
+int coll_nbrs_get(core_comm_t *c, coll_nbrs_t *nb)
 {
     *nb = (coll_nbrs_t){ 0 };
     int kind = MPI_UNDEFINED;

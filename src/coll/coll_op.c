@@ -69,7 +69,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     P2P_ENTER(r, "MPI_Op_create");
     (void)r;
     if (!user_fn || !op)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Op_create");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Op_create");
     int i = 0;
     while (i < user_cap && user_ops[i].fn)
         i++;
@@ -77,7 +77,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         int cap = user_cap ? 2 * user_cap : 16;
         user_op_t *t = realloc(user_ops, (size_t)cap * sizeof *t);
         if (!t)
-            return env_error(NULL, MPI_ERR_NO_MEM, "MPI_Op_create");
+            return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Op_create");
         for (int k = user_cap; k < cap; k++)
             t[k].fn = NULL;
         user_ops = t;
@@ -95,7 +95,7 @@ int PMPI_Op_free(MPI_Op *op)
     P2P_ENTER(r, "MPI_Op_free");
     (void)r;
     if (!op || !user_lookup(*op))
-        return env_error(NULL, MPI_ERR_OP, "MPI_Op_free");
+        return core_error(NULL, MPI_ERR_OP, "MPI_Op_free");
     user_ops[*op - USER_BASE].fn = NULL;
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
@@ -108,7 +108,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     (void)r;
     const user_op_t *u = user_lookup(op);
     if (!commute || (!u && (op < MPI_MAX || op > MPI_NO_OP)))
-        return env_error(NULL, commute ? MPI_ERR_OP : MPI_ERR_ARG, "MPI_Op_commutative");
+        return core_error(NULL, commute ? MPI_ERR_OP : MPI_ERR_ARG, "MPI_Op_commutative");
     *commute = u ? u->commute : 1;
     return MPI_SUCCESS;
 }
@@ -127,7 +127,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     if (!err)
         err = coll_dev_check_op(&o, inbuf, inoutbuf);
     if (err)
-        return env_error(NULL, err, "MPI_Reduce_local");
+        return core_error(NULL, err, "MPI_Reduce_local");
     if (count)
         coll_op_apply(&o, inbuf, inoutbuf, (size_t)count);
     return MPI_SUCCESS;

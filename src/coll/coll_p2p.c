@@ -18,11 +18,11 @@
  * the peer's world rank, when it applies: the tests cheapest first, so a
  * device buffer (a GPU in use) is classified only for a small message to
  * another process. */
-static inline bool small_remote(const comm_t *c, const void *buf, size_t bytes, int peer, int *world)
+static inline bool small_remote(const core_comm_t *c, const void *buf, size_t bytes, int peer, int *world)
 {
     if (bytes > P2P_INLINE_MAX || bytes > p2p_proc.eager_limit || UTIL_UNLIKELY(peer == MPI_PROC_NULL))
         return false;
-    int w = comm_world_rank(c, peer);
+    int w = core_comm_world_rank(c, peer);
     if (p2p_is_local(w) || p2p_is_device(buf, bytes))
         return false;
     *world = w;
@@ -32,7 +32,7 @@ static inline bool small_remote(const comm_t *c, const void *buf, size_t bytes, 
 /* Fills q (fresh or on the stack) for a message on the collective context.
  * In line in every caller: a call with eight arguments (saving and
  * restoring the registers they need) cost a third of what it does. */
-static inline __attribute__((always_inline)) void setup(p2p_req_t *q, p2p_rank_t *r, comm_t *c,
+static inline __attribute__((always_inline)) void setup(p2p_req_t *q, p2p_rank_t *r, core_comm_t *c,
                                                         p2p_req_kind_t kind, const void *buf, size_t bytes,
                                                         int peer, int tag)
 {
@@ -56,7 +56,7 @@ static void start(p2p_req_t *q)
     }
 }
 
-static p2p_req_t *start_new(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const void *buf, size_t bytes, int peer,
+static p2p_req_t *start_new(p2p_rank_t *r, core_comm_t *c, p2p_req_kind_t kind, const void *buf, size_t bytes, int peer,
                             int tag, bool pull)
 {
     p2p_req_t *q = p2p_req_alloc(r);
@@ -66,17 +66,17 @@ static p2p_req_t *start_new(p2p_rank_t *r, comm_t *c, p2p_req_kind_t kind, const
     return q;
 }
 
-p2p_req_t *coll_isend(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag)
+p2p_req_t *coll_isend(p2p_rank_t *r, core_comm_t *c, const void *buf, size_t bytes, int peer, int tag)
 {
     return start_new(r, c, P2P_REQ_SEND, buf, bytes, peer, tag, false);
 }
 
-p2p_req_t *coll_irecv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
+p2p_req_t *coll_irecv(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag)
 {
     return start_new(r, c, P2P_REQ_RECV, buf, bytes, peer, tag, false);
 }
 
-p2p_req_t *coll_irecv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
+p2p_req_t *coll_irecv_pull(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag)
 {
     return start_new(r, c, P2P_REQ_RECV, buf, bytes, peer, tag, true);
 }
@@ -108,7 +108,7 @@ static int finish(p2p_req_t *q)
 
 /* coll_send with a request (out of line: the small send to another process
  * needs none of its frame). */
-static __attribute__((noinline)) int send_with_request(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes,
+static __attribute__((noinline)) int send_with_request(p2p_rank_t *r, core_comm_t *c, const void *buf, size_t bytes,
                                                        int peer, int tag)
 {
     p2p_req_t q; /* on the rank's stack: we return only when it is done */
@@ -117,7 +117,7 @@ static __attribute__((noinline)) int send_with_request(p2p_rank_t *r, comm_t *c,
     return finish(&q);
 }
 
-int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag)
+int coll_send(p2p_rank_t *r, core_comm_t *c, const void *buf, size_t bytes, int peer, int tag)
 {
     int world;
     if (small_remote(c, buf, bytes, peer, &world))
@@ -125,7 +125,7 @@ int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer,
     return send_with_request(r, c, buf, bytes, peer, tag);
 }
 
-static int recv_blocking(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag, bool pull)
+static int recv_blocking(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag, bool pull)
 {
     p2p_req_t q;
     setup(&q, r, c, P2P_REQ_RECV, buf, bytes, peer, tag);
@@ -134,17 +134,17 @@ static int recv_blocking(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int 
     return finish(&q);
 }
 
-int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
+int coll_recv(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag)
 {
     return recv_blocking(r, c, buf, bytes, peer, tag, false);
 }
 
-int coll_recv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag)
+int coll_recv_pull(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag)
 {
     return recv_blocking(r, c, buf, bytes, peer, tag, true);
 }
 
-void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst,
+void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, int dst,
                      void *rbuf, size_t rbytes, int src, int tag)
 {
     setup(&x->rq, r, c, P2P_REQ_RECV, rbuf, rbytes, src, tag);
@@ -173,7 +173,7 @@ int coll_xchg_finish(coll_xchg_t *x)
     return err ? err : serr;
 }
 
-int coll_sendrecv(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
+int coll_sendrecv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
                   size_t rbytes, int src, int tag)
 {
     coll_xchg_t x;

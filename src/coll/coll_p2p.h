@@ -9,8 +9,8 @@
 #include "pt2pt/p2p.h"
 
 /* Start a send/receive of `bytes` bytes to/from communicator rank `peer`. */
-p2p_req_t *coll_isend(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag);
-p2p_req_t *coll_irecv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
+p2p_req_t *coll_isend(p2p_rank_t *r, core_comm_t *c, const void *buf, size_t bytes, int peer, int tag);
+p2p_req_t *coll_irecv(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag);
 
 /* Wait for and release n requests (NULL entries are skipped); returns the
  * first error class found, MPI_SUCCESS if none. */
@@ -25,14 +25,14 @@ typedef struct coll_xchg {
     bool sent; /* the send went without a request (sq unused): its error class in serr */
     int serr;
 } coll_xchg_t;
-void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst,
+void coll_xchg_start(coll_xchg_t *x, p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, int dst,
                      void *rbuf, size_t rbytes, int src, int tag);
 /* Waits for both; returns the first error class (the receive's first). */
 int coll_xchg_finish(coll_xchg_t *x);
 
 /* Blocking forms built on the above (requests on the stack). */
-int coll_send(p2p_rank_t *r, comm_t *c, const void *buf, size_t bytes, int peer, int tag);
-int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
+int coll_send(p2p_rank_t *r, core_comm_t *c, const void *buf, size_t bytes, int peer, int tag);
+int coll_recv(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag);
 /* Receives whose payload the receiver copies whole from the sender's
  * buffer, never asking the sender to write a part (p2p_req_t.pull):
  *  - device messages (CUDA IPC, p2p_ipc.c): the receivers of one sender
@@ -41,10 +41,10 @@ int coll_recv(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int t
  *    reduces at once: the half a sender writes sits in its core's cache.
  * coll_xchg_start's receive of host data is always one: in an exchange the
  * peer's core is busy with its own receive, so a split saves nothing. */
-int coll_recv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
-p2p_req_t *coll_irecv_pull(p2p_rank_t *r, comm_t *c, void *buf, size_t bytes, int peer, int tag);
+int coll_recv_pull(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag);
+p2p_req_t *coll_irecv_pull(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag);
 /* coll_xchg_start + coll_xchg_finish. */
-int coll_sendrecv(p2p_rank_t *r, comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
+int coll_sendrecv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
                   size_t rbytes, int src, int tag);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-static int pairwise(p2p_rank_t *r, comm_t *c, const void *in, void *out, const coll_layout_t *l,
+static int pairwise(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, const coll_layout_t *l,
                     const coll_op_t *op, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
@@ -29,7 +29,7 @@ static int pairwise(p2p_rank_t *r, comm_t *c, const void *in, void *out, const c
     return err;
 }
 
-static int via_root(p2p_rank_t *r, comm_t *c, const void *in, void *out, const coll_layout_t *l,
+static int via_root(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, const coll_layout_t *l,
                     size_t total, const coll_op_t *op, int tag)
 {
     void *full = c->rank == 0 ? coll_scratch(coll_bytes(total, l->dt), in) : NULL;
@@ -42,7 +42,7 @@ static int via_root(p2p_rank_t *r, comm_t *c, const void *in, void *out, const c
 /* in == MPI_IN_PLACE: the input is in out, and our block goes to its start.
  * counts: each rank's block (MPI_Reduce_scatter), or NULL for blocks of
  * `count` elements (MPI_Reduce_scatter_block).  Returns an error class. */
-static int reduce_scatter(p2p_rank_t *r, comm_t *c, const void *in, void *out, const int *counts, int count,
+static int reduce_scatter(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, const int *counts, int count,
                           const coll_op_t *op, int tag)
 {
     int n = c->size, err = MPI_SUCCESS;
@@ -96,7 +96,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     return MPI_SUCCESS;
 }
 
-static int check_vec(const comm_t *c, const void *sendbuf, void *recvbuf, const int recvcounts[],
+static int check_vec(const core_comm_t *c, const void *sendbuf, void *recvbuf, const int recvcounts[],
                      MPI_Datatype datatype, MPI_Op op, coll_op_t *o)
 {
     if (!recvcounts)
@@ -130,7 +130,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     return MPI_SUCCESS;
 }
 
-static int run_reduce_scatter(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_reduce_scatter(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     return reduce_scatter(r, c, a->sbuf, a->rbuf, a->rcounts, a->rcount, &a->op, tag);
 }

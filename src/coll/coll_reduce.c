@@ -37,7 +37,7 @@ typedef struct segs {
 static size_t seg_len(const segs_t *s, size_t k) { return k + 1 < s->n ? s->per : s->count - k * s->per; }
 static void *seg_at(const segs_t *s, const void *buf, size_t k) { return coll_at(buf, k * s->per, s->dt); }
 
-static int send_segs(p2p_rank_t *r, comm_t *c, const void *buf, const segs_t *s, int peer, int tag)
+static int send_segs(p2p_rank_t *r, core_comm_t *c, const void *buf, const segs_t *s, int peer, int tag)
 {
     if (s->n == 1) /* two ranks, or a short vector: the request on the stack */
         return coll_send(r, c, buf, coll_bytes(s->count, s->dt), peer, tag);
@@ -73,7 +73,7 @@ static void reduce_seg(const coll_op_t *op, void *acc, const void *first, void *
  * commutative op, and acc does not hold our data yet): the peer's data
  * lands in acc itself and `first` is reduced onto it -- no copy of our
  * input, no scratch.  Otherwise it lands in tmp. */
-static int recv_reduce(p2p_rank_t *r, comm_t *c, void *acc, const void *first, const segs_t *s,
+static int recv_reduce(p2p_rank_t *r, core_comm_t *c, void *acc, const void *first, const segs_t *s,
                        const coll_op_t *op, void *tmp, int peer, int tag)
 {
     void *into = first ? acc : tmp;
@@ -95,12 +95,12 @@ static int recv_reduce(p2p_rank_t *r, comm_t *c, void *acc, const void *first, c
     return err;
 }
 
-bool coll_all_local(const comm_t *c)
+bool coll_all_local(const core_comm_t *c)
 {
     if (gpu_enabled()) /* device buffers of several GPUs: keep to the messages */
         return false;
     for (int i = 0; i < c->size; i++)
-        if (!p2p_is_local(comm_world_rank(c, i)))
+        if (!p2p_is_local(core_comm_world_rank(c, i)))
             return false;
     return true;
 }
@@ -110,7 +110,7 @@ typedef struct bufs {
     void *out; /* NULL: the rank wants no result */
 } bufs_t;
 
-int coll_local_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+int coll_local_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                       const coll_op_t *op, int root, bool all, int tag)
 {
     int n = c->size, err = MPI_SUCCESS;
@@ -149,7 +149,7 @@ int coll_local_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_
     return err;
 }
 
-int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+int coll_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                 const coll_op_t *op, int root, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
@@ -217,7 +217,7 @@ int coll_reduce(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t coun
 }
 
 /* Checks the arguments and resolves the op; *in: the input buffer. */
-static int check(const comm_t *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+static int check(const core_comm_t *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, const void **in, coll_op_t *o)
 {
     if (root < 0 || root >= c->size)
@@ -252,7 +252,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return MPI_SUCCESS;
 }
 
-static int run_reduce(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_reduce(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     return coll_reduce(r, c, a->sbuf, a->rbuf, a->count, a->op.dt, &a->op, a->root, tag);
 }

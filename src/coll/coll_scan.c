@@ -10,7 +10,7 @@
 
 /* inclusive: out = in_0 op ... op in_me; otherwise out = in_0 op ... op
  * in_(me-1), left untouched on rank 0. */
-static int scan(p2p_rank_t *r, comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+static int scan(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                 const coll_op_t *op, bool inclusive, int tag)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
@@ -83,12 +83,12 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return scan_entry(sendbuf, recvbuf, count, datatype, op, comm, false, "MPI_Exscan");
 }
 
-static int run_scan(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_scan(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     return scan(r, c, a->sbuf, a->rbuf, a->count, a->op.dt, &a->op, true, tag);
 }
 
-static int run_exscan(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_exscan(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     return scan(r, c, a->sbuf, a->rbuf, a->count, a->op.dt, &a->op, false, tag);
 }

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-int coll_scatter(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf, size_t rbytes,
+int coll_scatter(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const coll_layout_t *sl, void *rbuf, size_t rbytes,
                  int root, int tag)
 {
     int n = c->size, err = MPI_SUCCESS;
@@ -26,7 +26,7 @@ int coll_scatter(p2p_rank_t *r, comm_t *c, const void *sbuf, const coll_layout_t
 }
 
 /* Checks shared by both forms; the root's send side is checked by the caller. */
-static int check_recv(const comm_t *c, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
+static int check_recv(const core_comm_t *c, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
 {
     if (root < 0 || root >= c->size)
         return MPI_ERR_ROOT;
@@ -70,7 +70,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 }
 
 /* The nonblocking forms: scounts == NULL means uniform blocks of scount. */
-static int run_scatter(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_scatter(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     coll_layout_t sl = { .counts = a->scounts, .displs = a->sdispls, .count = (size_t)a->scount, .dt = a->sdt };
     bool in_place = a->rbuf == MPI_IN_PLACE;

@@ -51,7 +51,7 @@ typedef struct cache {
     void *blocks[SLOTS]; /* caller pointers (header in front), NULL: empty */
 } cache_t;
 
-static cache_t *caches; /* p2p_proc.nlocal of them, made on first release */
+static cache_t *caches; /* core_proc.nlocal of them, made on first release */
 
 static block_t *header_of(void *p) { return (block_t *)((char *)p - HEADER); }
 
@@ -75,11 +75,11 @@ static cache_t *my_cache(bool make)
     if (!caches) {
         if (!make)
             return NULL;
-        caches = calloc((size_t)p2p_proc.nlocal, sizeof *caches);
+        caches = calloc((size_t)core_proc.nlocal, sizeof *caches);
         if (!caches)
             return NULL; /* no cache: blocks go straight back to the system */
     }
-    return &caches[r->world - p2p_proc.first];
+    return &caches[r->core.world - core_proc.first];
 }
 
 void *coll_host_scratch(size_t bytes)
@@ -141,7 +141,7 @@ void coll_scratch_fini(void)
 {
     if (!caches)
         return;
-    for (int r = 0; r < p2p_proc.nlocal; r++)
+    for (int r = 0; r < core_proc.nlocal; r++)
         for (int i = 0; i < SLOTS; i++)
             if (caches[r].blocks[i])
                 free(header_of(caches[r].blocks[i]));

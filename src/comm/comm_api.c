@@ -4,17 +4,17 @@
 
 #include <string.h>
 
-static comm_t *lookup(MPI_Comm comm, const char *func, p2p_rank_t **rp)
+static core_comm_t *lookup(MPI_Comm comm, const char *func, p2p_rank_t **rp)
 {
     p2p_rank_t *r = p2p_self();
-    if (!r || !r->initialized || r->finalized) {
-        env_not_initialized(func);
+    if (!r || !r->core.initialized || r->core.finalized) {
+        core_not_initialized(func);
         return NULL;
     }
     *rp = r;
-    comm_t *c = p2p_comm(r, comm);
+    core_comm_t *c = p2p_comm(r, comm);
     if (!c)
-        env_error(NULL, MPI_ERR_COMM, func);
+        core_error(NULL, MPI_ERR_COMM, func);
     return c;
 }
 
@@ -22,7 +22,7 @@ static comm_t *lookup(MPI_Comm comm, const char *func, p2p_rank_t **rp)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_rank", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_rank", &r);
     if (!c)
         return MPI_ERR_COMM;
     *rank = c->rank;
@@ -33,7 +33,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_size", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_size", &r);
     if (!c)
         return MPI_ERR_COMM;
     *size = c->size;
@@ -44,11 +44,11 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_set_errhandler", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_set_errhandler", &r);
     if (!c)
         return MPI_ERR_COMM;
     if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
     c->errh = errhandler;
     return MPI_SUCCESS;
 }
@@ -63,7 +63,7 @@ int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_get_errhandler", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_get_errhandler", &r);
     if (!c)
         return MPI_ERR_COMM;
     *errhandler = c->errh;
@@ -75,7 +75,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     if (!errhandler)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
@@ -84,10 +84,10 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_call_errhandler", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_call_errhandler", &r);
     if (!c)
         return MPI_ERR_COMM;
-    env_error(c, errorcode, "MPI_Comm_call_errhandler");
+    core_error(c, errorcode, "MPI_Comm_call_errhandler");
     return MPI_SUCCESS;
 }
 
@@ -95,11 +95,11 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_set_name", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_set_name", &r);
     if (!c)
         return MPI_ERR_COMM;
     if (!comm_name)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_set_name");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_set_name");
     /* longer names are cut, as the standard allows */
     size_t n = strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1);
     memcpy(c->name, comm_name, n);
@@ -111,11 +111,11 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_get_name", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_get_name", &r);
     if (!c)
         return MPI_ERR_COMM;
     if (!comm_name || !resultlen)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_get_name");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_get_name");
     size_t n = strlen(c->name);
     memcpy(comm_name, c->name, n + 1);
     *resultlen = (int)n;
@@ -128,12 +128,12 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_set_info", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_set_info", &r);
     if (!c)
         return MPI_ERR_COMM;
     int nkeys;
     if (info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
-        return env_error(c, MPI_ERR_INFO, "MPI_Comm_set_info");
+        return core_error(c, MPI_ERR_INFO, "MPI_Comm_set_info");
     return MPI_SUCCESS;
 }
 
@@ -141,11 +141,11 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     p2p_rank_t *r;
-    comm_t *c = lookup(comm, "MPI_Comm_get_info", &r);
+    core_comm_t *c = lookup(comm, "MPI_Comm_get_info", &r);
     if (!c)
         return MPI_ERR_COMM;
     if (!info_used)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_get_info");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_get_info");
     int err = PMPI_Info_create(info_used);
-    return err ? env_error(c, err, "MPI_Comm_get_info") : MPI_SUCCESS;
+    return err ? core_error(c, err, "MPI_Comm_get_info") : MPI_SUCCESS;
 }

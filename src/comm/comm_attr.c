@@ -26,7 +26,7 @@ static const int *predefined_attr(int keyval)
     case MPI_HOST: return &attr_host;
     case MPI_IO: return &attr_io;
     case MPI_WTIME_IS_GLOBAL: return &attr_wtime_is_global;
-    case MPI_UNIVERSE_SIZE: return &p2p_proc.nranks;
+    case MPI_UNIVERSE_SIZE: return &core_proc.nranks;
     case MPI_LASTUSEDCODE: return &attr_lastusedcode;
     case MPI_APPNUM: return &attr_appnum;
     default: return NULL;
@@ -35,7 +35,7 @@ static const int *predefined_attr(int keyval)
 
 /* The keyval behind a user handle, or NULL.  `even_freed`: also one whose
  * handle was freed while attributes still use it. */
-static comm_keyval_t *keyval_get(comm_state_t *s, int keyval, bool even_freed)
+static comm_keyval_t *keyval_get(core_comm_state_t *s, int keyval, bool even_freed)
 {
     int k = keyval - COMM_KEYVAL_FIRST;
     if (k < 0 || k >= s->nkeyvals || !s->keyvals[k])
@@ -43,7 +43,7 @@ static comm_keyval_t *keyval_get(comm_state_t *s, int keyval, bool even_freed)
     return even_freed || !s->keyvals[k]->freed ? s->keyvals[k] : NULL;
 }
 
-void comm_keyval_release(comm_state_t *s, int keyval)
+void comm_keyval_release(core_comm_state_t *s, int keyval)
 {
     int k = keyval - COMM_KEYVAL_FIRST;
     if (--s->keyvals[k]->refs == 0) {
@@ -52,7 +52,7 @@ void comm_keyval_release(comm_state_t *s, int keyval)
     }
 }
 
-static int find_attr(const comm_t *c, int keyval)
+static int find_attr(const core_comm_t *c, int keyval)
 {
     for (int i = 0; i < c->nattrs; i++)
         if (c->attrs[i].keyval == keyval)
@@ -61,7 +61,7 @@ static int find_attr(const comm_t *c, int keyval)
 }
 
 /* Appends (keyval, val) to c; the keyval gains a reference. */
-static int add_attr(comm_state_t *s, comm_t *c, int keyval, void *val)
+static int add_attr(core_comm_state_t *s, core_comm_t *c, int keyval, void *val)
 {
     if (c->nattrs == c->attr_cap) {
         int cap = c->attr_cap ? 2 * c->attr_cap : 4;
@@ -76,7 +76,7 @@ static int add_attr(comm_state_t *s, comm_t *c, int keyval, void *val)
     return MPI_SUCCESS;
 }
 
-static void remove_attr(comm_t *c, int i)
+static void remove_attr(core_comm_t *c, int i)
 {
     memmove(&c->attrs[i], &c->attrs[i + 1], (size_t)(c->nattrs - i - 1) * sizeof *c->attrs);
     c->nattrs--;
@@ -91,7 +91,7 @@ static int callback_err(int rc)
 }
 
 /* Runs the delete callback of (keyval, val) on c. */
-static int run_delete(comm_state_t *s, comm_t *c, int keyval, void *val)
+static int run_delete(core_comm_state_t *s, core_comm_t *c, int keyval, void *val)
 {
     comm_keyval_t *kv = keyval_get(s, keyval, true);
     if (!kv->del)
@@ -104,7 +104,7 @@ static int run_delete(comm_state_t *s, comm_t *c, int keyval, void *val)
  * nothing); if the callback fails it comes back at its place, since the
  * call that ran the callback fails (MPI 3.1 6.7.2) -- a replacing set or
  * MPI_Comm_free must not lose it. */
-static int delete_attr(comm_state_t *s, comm_t *c, int keyval)
+static int delete_attr(core_comm_state_t *s, core_comm_t *c, int keyval)
 {
     int i = find_attr(c, keyval);
     if (i < 0)
@@ -126,7 +126,7 @@ static int delete_attr(comm_state_t *s, comm_t *c, int keyval)
     return err;
 }
 
-int comm_attr_delete_all(comm_state_t *s, comm_t *c)
+int comm_attr_delete_all(core_comm_state_t *s, core_comm_t *c)
 {
     while (c->nattrs > 0) {
         int err = delete_attr(s, c, c->attrs[c->nattrs - 1].keyval);
@@ -136,7 +136,7 @@ int comm_attr_delete_all(comm_state_t *s, comm_t *c)
     return MPI_SUCCESS;
 }
 
-int comm_attr_copy_all(comm_state_t *s, comm_t *oldc, comm_t *newc)
+int comm_attr_copy_all(core_comm_state_t *s, core_comm_t *oldc, core_comm_t *newc)
 {
     /* a snapshot: the callbacks may change oldc's attributes */
     int n = oldc->nattrs;
@@ -195,7 +195,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
 {
     COMM_ENTER(r, s, "MPI_Comm_create_keyval");
     if (!comm_keyval)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Comm_create_keyval");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Comm_create_keyval");
     int k = 0;
     while (k < s->nkeyvals && s->keyvals[k])
         k++;
@@ -203,7 +203,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
     comm_keyval_t **tab = kv ? comm_grow(s->keyvals, &s->nkeyvals, k + 1, sizeof *tab) : NULL;
     if (!tab) {
         free(kv);
-        return env_error(NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_keyval");
+        return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_keyval");
     }
     s->keyvals = tab;
     *kv = (comm_keyval_t){ .copy = comm_copy_attr_fn, .del = comm_delete_attr_fn, .extra = extra_state,
@@ -219,7 +219,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
     COMM_ENTER(r, s, "MPI_Comm_free_keyval");
     comm_keyval_t *kv = comm_keyval ? keyval_get(s, *comm_keyval, true) : NULL;
     if (!kv)
-        return env_error(NULL, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
+        return core_error(NULL, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
     /* Freeing again a keyval that attributes still keep alive (a copy of the
      * handle, or a delete callback that frees it) is erroneous but common:
      * it changes nothing, as in MPICH. */
@@ -248,12 +248,12 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     COMM_ENTER(r, s, "MPI_Comm_set_attr");
     COMM_GET(c, s, comm, "MPI_Comm_set_attr");
     if (!keyval_get(s, comm_keyval, false)) /* includes the predefined keys */
-        return env_error(c, MPI_ERR_KEYVAL, "MPI_Comm_set_attr");
+        return core_error(c, MPI_ERR_KEYVAL, "MPI_Comm_set_attr");
     /* a value already there is deleted first, callback included */
     int err = delete_attr(s, c, comm_keyval);
     if (!err)
         err = add_attr(s, c, comm_keyval, attribute_val);
-    return err ? env_error(c, err, "MPI_Comm_set_attr") : MPI_SUCCESS;
+    return err ? core_error(c, err, "MPI_Comm_set_attr") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Attr_put = PMPI_Attr_put
@@ -268,7 +268,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     COMM_ENTER(r, s, "MPI_Comm_get_attr");
     COMM_GET(c, s, comm, "MPI_Comm_get_attr");
     if (!attribute_val || !flag)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_get_attr");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_get_attr");
     const int *pre = predefined_attr(comm_keyval);
     if (pre) {
         *(const int **)attribute_val = pre;
@@ -276,7 +276,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         return MPI_SUCCESS;
     }
     if (!keyval_get(s, comm_keyval, true))
-        return env_error(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr");
+        return core_error(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr");
     int i = find_attr(c, comm_keyval);
     *flag = i >= 0;
     if (i >= 0)
@@ -297,9 +297,9 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     COMM_ENTER(r, s, "MPI_Comm_delete_attr");
     COMM_GET(c, s, comm, "MPI_Comm_delete_attr");
     if (!keyval_get(s, comm_keyval, true))
-        return env_error(c, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr");
+        return core_error(c, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr");
     int err = delete_attr(s, c, comm_keyval);
-    return err ? env_error(c, err, "MPI_Comm_delete_attr") : MPI_SUCCESS;
+    return err ? core_error(c, err, "MPI_Comm_delete_attr") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete

@@ -52,7 +52,7 @@ static int ctx_check(uint32_t ctx)
 
 /* Taking over the parent's error handler is what the standard asks of every
  * constructor. */
-static int make_comm(comm_state_t *s, comm_group_t *g, uint32_t ctx, const comm_t *parent, comm_t **out)
+static int make_comm(core_comm_state_t *s, core_group_t *g, uint32_t ctx, const core_comm_t *parent, core_comm_t **out)
 {
     int err = ctx_check(ctx);
     if (err) {
@@ -63,9 +63,9 @@ static int make_comm(comm_state_t *s, comm_group_t *g, uint32_t ctx, const comm_
     return *out ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-int comm_dup_internal(p2p_rank_t *r, comm_t *parent, comm_t **out)
+int comm_dup_internal(p2p_rank_t *r, core_comm_t *parent, core_comm_t **out)
 {
-    comm_state_t *s = comm_state(r);
+    core_comm_state_t *s = comm_state(r);
     unsigned ctx = s->next_ctx;
     int err = PMPI_Allreduce(MPI_IN_PLACE, &ctx, 1, MPI_UNSIGNED, MPI_MAX, parent->handle);
     if (err)
@@ -92,9 +92,9 @@ static int by_key_then_rank(const void *a, const void *b)
     return (x->parent_rank > y->parent_rank) - (x->parent_rank < y->parent_rank);
 }
 
-int comm_split_internal(p2p_rank_t *r, comm_t *parent, int color, int key, comm_t **out)
+int comm_split_internal(p2p_rank_t *r, core_comm_t *parent, int color, int key, core_comm_t **out)
 {
-    comm_state_t *s = comm_state(r);
+    core_comm_state_t *s = comm_state(r);
     int n = parent->size;
     *out = NULL;
     split_entry_t mine = { color, key, s->next_ctx };
@@ -108,14 +108,14 @@ int comm_split_internal(p2p_rank_t *r, comm_t *parent, int color, int key, comm_
         for (int i = 0; i < n; i++) {
             if (all[i].color != color)
                 continue;
-            m[k++] = (split_member_t){ all[i].key, i, comm_world_rank(parent, i) };
+            m[k++] = (split_member_t){ all[i].key, i, core_comm_world_rank(parent, i) };
             if (all[i].next_ctx > ctx)
                 ctx = all[i].next_ctx;
         }
         qsort(m, (size_t)k, sizeof *m, by_key_then_rank);
         for (int i = 0; i < k; i++)
             ranks[i] = m[i].world;
-        comm_group_t *g = comm_group_new(ranks, k, s->world.rank);
+        core_group_t *g = comm_group_new(ranks, k, s->world.rank);
         err = g ? make_comm(s, g, ctx, parent, out) : MPI_ERR_NO_MEM;
         free(m);
         free(ranks);
@@ -127,7 +127,7 @@ int comm_split_internal(p2p_rank_t *r, comm_t *parent, int color, int key, comm_
 /* What a duplicate takes over besides the group: the topology and the
  * attributes whose copy callbacks say so.  A failing callback leaves no
  * communicator. */
-static int dup_extras(comm_state_t *s, comm_t *c, comm_t *nc)
+static int dup_extras(core_comm_state_t *s, core_comm_t *c, core_comm_t *nc)
 {
     if (c->topo) {
         nc->topo = c->topo;
@@ -147,22 +147,22 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     COMM_ENTER(r, s, "MPI_Comm_dup");
     COMM_GET(c, s, comm, "MPI_Comm_dup");
     if (!newcomm)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_dup");
-    comm_t *nc;
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_dup");
+    core_comm_t *nc;
     int err = comm_dup_internal(r, c, &nc);
     if (!err)
         err = dup_extras(s, c, nc);
     if (err)
-        return env_error(c, err, "MPI_Comm_dup");
+        return core_error(c, err, "MPI_Comm_dup");
     *newcomm = nc->handle;
     return MPI_SUCCESS;
 }
 
 /* The agreement on an idup context (see the top of this file), on the
  * helper thread with the collective's tag. */
-static int nb_ctx_agree(p2p_rank_t *r, comm_t *c, uint32_t *ctx, int tag)
+static int nb_ctx_agree(p2p_rank_t *r, core_comm_t *c, uint32_t *ctx, int tag)
 {
-    comm_state_t *s = comm_state(r);
+    core_comm_state_t *s = comm_state(r);
     coll_op_t max, min;
     coll_op_resolve(MPI_MAX, MPI_UNSIGNED, &max);
     coll_op_resolve(MPI_MIN, MPI_INT, &min);
@@ -190,12 +190,12 @@ static int nb_ctx_agree(p2p_rank_t *r, comm_t *c, uint32_t *ctx, int tag)
 
 /* MPI_Comm_idup's helper: rbuf is the user's MPI_Comm, written when the
  * communicator exists (MPI lets it be used only after completion). */
-static int run_idup(p2p_rank_t *r, comm_t *c, const coll_nb_args_t *a, int tag)
+static int run_idup(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
-    comm_state_t *s = comm_state(r);
+    core_comm_state_t *s = comm_state(r);
     uint32_t ctx;
     int err = nb_ctx_agree(r, c, &ctx, tag);
-    comm_t *nc = NULL;
+    core_comm_t *nc = NULL;
     if (!err) {
         comm_group_retain(c->group);
         err = make_comm(s, c->group, ctx, c, &nc);
@@ -212,10 +212,10 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     COMM_ENTER(r, s, "MPI_Comm_idup");
     COMM_GET(c, s, comm, "MPI_Comm_idup");
     if (!newcomm || !request)
-        return env_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_REQUEST, "MPI_Comm_idup");
+        return core_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_REQUEST, "MPI_Comm_idup");
     coll_nb_args_t a = { .rbuf = newcomm };
     int err = coll_nb_start(r, c, run_idup, &a, request);
-    return err ? env_error(c, err, "MPI_Comm_idup") : MPI_SUCCESS;
+    return err ? core_error(c, err, "MPI_Comm_idup") : MPI_SUCCESS;
 }
 
 /* The info hints change nothing here. */
@@ -232,11 +232,11 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     COMM_ENTER(r, s, "MPI_Comm_split");
     COMM_GET(c, s, comm, "MPI_Comm_split");
     if (!newcomm || (color < 0 && color != MPI_UNDEFINED))
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_split");
-    comm_t *nc;
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_split");
+    core_comm_t *nc;
     int err = comm_split_internal(r, c, color, key, &nc);
     if (err)
-        return env_error(c, err, "MPI_Comm_split");
+        return core_error(c, err, "MPI_Comm_split");
     *newcomm = nc ? nc->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -255,12 +255,12 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     COMM_ENTER(r, s, "MPI_Comm_split_type");
     COMM_GET(c, s, comm, "MPI_Comm_split_type");
     if (!newcomm || (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED))
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_split_type");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_split_type");
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_of_caller();
-    comm_t *nc;
+    core_comm_t *nc;
     int err = comm_split_internal(r, c, color, key, &nc);
     if (err)
-        return env_error(c, err, "MPI_Comm_split_type");
+        return core_error(c, err, "MPI_Comm_split_type");
     *newcomm = nc ? nc->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -272,11 +272,11 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* MPI_SUCCESS if every member of g is a member of c, else MPI_ERR_GROUP. */
-static int check_subgroup(const comm_t *c, const comm_group_t *g)
+static int check_subgroup(const core_comm_t *c, const core_group_t *g)
 {
     if (!c->members) { /* the world group holds every valid world rank */
         for (int i = 0; i < g->size; i++)
-            if (comm_group_world(g, i) >= c->size)
+            if (core_group_world(g, i) >= c->size)
                 return MPI_ERR_GROUP;
         return MPI_SUCCESS;
     }
@@ -286,7 +286,7 @@ static int check_subgroup(const comm_t *c, const comm_group_t *g)
     qsort(sorted, (size_t)c->size, sizeof *sorted, cmp_int);
     int err = MPI_SUCCESS;
     for (int i = 0; i < g->size && !err; i++) {
-        int w = comm_group_world(g, i);
+        int w = core_group_world(g, i);
         if (!bsearch(&w, sorted, (size_t)c->size, sizeof w, cmp_int))
             err = MPI_ERR_GROUP;
     }
@@ -302,28 +302,28 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     COMM_ENTER(r, s, "MPI_Comm_create");
     COMM_GET(c, s, comm, "MPI_Comm_create");
-    comm_group_t *g = comm_group_lookup(s, group);
+    core_group_t *g = comm_group_lookup(s, group);
     if (!g)
-        return env_error(c, MPI_ERR_GROUP, "MPI_Comm_create");
+        return core_error(c, MPI_ERR_GROUP, "MPI_Comm_create");
     if (!newcomm)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_create");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_create");
     unsigned ctx = s->next_ctx;
     int err = PMPI_Allreduce(MPI_IN_PLACE, &ctx, 1, MPI_UNSIGNED, MPI_MAX, comm);
     if (!err && g->me != MPI_UNDEFINED)
         err = check_subgroup(c, g);
-    comm_t *nc = NULL;
+    core_comm_t *nc = NULL;
     if (!err && g->me != MPI_UNDEFINED) {
         comm_group_retain(g);
         err = make_comm(s, g, ctx, c, &nc);
     }
     if (err)
-        return env_error(c, err, "MPI_Comm_create");
+        return core_error(c, err, "MPI_Comm_create");
     *newcomm = nc ? nc->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 
 /* The rank in c of world rank w (a member of c). */
-static int parent_rank(const comm_t *c, int w)
+static int parent_rank(const core_comm_t *c, int w)
 {
     if (!c->members)
         return w;
@@ -346,25 +346,25 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     const char *fn = "MPI_Comm_create_group";
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm, fn);
-    comm_group_t *g = comm_group_lookup(s, group);
+    core_group_t *g = comm_group_lookup(s, group);
     if (!g)
-        return env_error(c, MPI_ERR_GROUP, fn);
+        return core_error(c, MPI_ERR_GROUP, fn);
     if (!newcomm || tag < 0)
-        return env_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_TAG, fn);
+        return core_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_TAG, fn);
     if (g->me == MPI_UNDEFINED) { /* only members call; a non-member gets nothing */
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
     int err = check_subgroup(c, g);
     if (err)
-        return env_error(c, err, fn);
+        return core_error(c, err, fn);
     /* The group's members agree on the context over the parent's collective
      * context: each sends its next_ctx to the group's first member, which
      * answers with the maximum.  Messages name their sender by its rank in
      * the parent, so a member that belongs to several groups created one
      * after the other with the same tag (the tag only has to differ between
      * concurrent calls) cannot take one group's message for another's. */
-    int leader = parent_rank(c, comm_group_world(g, 0));
+    int leader = parent_rank(c, core_group_world(g, 0));
     unsigned ctx = s->next_ctx;
     if (g->me != 0) {
         err = coll_send(r, c, &ctx, sizeof ctx, leader, group_tag(tag, 0));
@@ -373,23 +373,23 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     } else {
         for (int i = 1; i < g->size && !err; i++) {
             unsigned theirs;
-            err = coll_recv(r, c, &theirs, sizeof theirs, parent_rank(c, comm_group_world(g, i)), group_tag(tag, 0));
+            err = coll_recv(r, c, &theirs, sizeof theirs, parent_rank(c, core_group_world(g, i)), group_tag(tag, 0));
             if (!err && theirs > ctx)
                 ctx = theirs;
         }
         for (int i = 1; i < g->size; i++) {
-            int serr = coll_send(r, c, &ctx, sizeof ctx, parent_rank(c, comm_group_world(g, i)), group_tag(tag, 1));
+            int serr = coll_send(r, c, &ctx, sizeof ctx, parent_rank(c, core_group_world(g, i)), group_tag(tag, 1));
             if (!err)
                 err = serr;
         }
     }
-    comm_t *nc = NULL;
+    core_comm_t *nc = NULL;
     if (!err) {
         comm_group_retain(g);
         err = make_comm(s, g, ctx, c, &nc);
     }
     if (err)
-        return env_error(c, err, fn);
+        return core_error(c, err, fn);
     *newcomm = nc->handle;
     return MPI_SUCCESS;
 }
@@ -399,15 +399,15 @@ int PMPI_Comm_free(MPI_Comm *comm)
 {
     COMM_ENTER(r, s, "MPI_Comm_free");
     if (!comm)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Comm_free");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Comm_free");
     COMM_GET(c, s, *comm, "MPI_Comm_free");
     if (c->predefined)
-        return env_error(c, MPI_ERR_COMM, "MPI_Comm_free");
+        return core_error(c, MPI_ERR_COMM, "MPI_Comm_free");
     /* delete callbacks run while the handle is still valid; if one fails,
      * the communicator stays (as in MPICH), with the rest of its attributes */
     int err = comm_attr_delete_all(s, c);
     if (err)
-        return env_error(c, err, "MPI_Comm_free");
+        return core_error(c, err, "MPI_Comm_free");
     comm_drop_handle(s, c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -420,14 +420,14 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     COMM_GET(c1, s, comm1, "MPI_Comm_compare");
     COMM_GET(c2, s, comm2, "MPI_Comm_compare");
     if (!result)
-        return env_error(c1, MPI_ERR_ARG, "MPI_Comm_compare");
+        return core_error(c1, MPI_ERR_ARG, "MPI_Comm_compare");
     if (c1 == c2) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
     int err = comm_group_compare(c1->group, c2->group, result);
     if (err)
-        return env_error(c1, err, "MPI_Comm_compare");
+        return core_error(c1, err, "MPI_Comm_compare");
     if (*result == MPI_IDENT) /* same members in the same order, another context */
         *result = MPI_CONGRUENT;
     return MPI_SUCCESS;
@@ -441,7 +441,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     COMM_ENTER(r, s, "MPI_Comm_test_inter");
     COMM_GET(c, s, comm, "MPI_Comm_test_inter");
     if (!flag)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter");
     *flag = 0; /* every communicator is an intracommunicator */
     return MPI_SUCCESS;
 }
@@ -453,7 +453,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     (void)size;
     COMM_ENTER(r, s, "MPI_Comm_remote_size");
     COMM_GET(c, s, comm, "MPI_Comm_remote_size");
-    return env_error_msg(c, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an intercommunicator");
+    return core_error_msg(c, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an intercommunicator");
 }
 
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
@@ -462,7 +462,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     (void)group;
     COMM_ENTER(r, s, "MPI_Comm_remote_group");
     COMM_GET(c, s, comm, "MPI_Comm_remote_group");
-    return env_error_msg(c, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an intercommunicator");
+    return core_error_msg(c, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an intercommunicator");
 }
 
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
@@ -471,7 +471,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 {
     (void)local_leader, (void)peer_comm, (void)remote_leader, (void)tag, (void)newintercomm;
     COMM_ENTER(r, s, "MPI_Intercomm_create");
-    return env_error_msg(comm_lookup(s, local_comm), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_create",
+    return core_error_msg(core_comm_lookup(s, local_comm), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_create",
                          "intercommunicators are not supported");
 }
 
@@ -480,6 +480,6 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     (void)high, (void)newintracomm;
     COMM_ENTER(r, s, "MPI_Intercomm_merge");
-    return env_error_msg(comm_lookup(s, intercomm), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_merge",
+    return core_error_msg(core_comm_lookup(s, intercomm), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_merge",
                          "intercommunicators are not supported");
 }

@@ -5,28 +5,28 @@
 
 #include <stdlib.h>
 
-comm_group_t *comm_group_lookup(comm_state_t *s, MPI_Group h)
+core_group_t *comm_group_lookup(core_comm_state_t *s, MPI_Group h)
 {
     return (unsigned)h < (unsigned)s->ngroups ? s->groups[h] : NULL;
 }
 
-comm_group_t *comm_group_new(const int *ranks, int n, int world_me)
+core_group_t *comm_group_new(const int *ranks, int n, int world_me)
 {
-    comm_group_t *g = calloc(1, sizeof *g);
+    core_group_t *g = calloc(1, sizeof *g);
     int *copy = comm_copy_ints(ranks, n);
     if (!g || !copy) {
         free(g);
         free(copy);
         return NULL;
     }
-    *g = (comm_group_t){ .refs = 1, .size = n, .me = MPI_UNDEFINED, .ranks = copy };
+    *g = (core_group_t){ .refs = 1, .size = n, .me = MPI_UNDEFINED, .ranks = copy };
     for (int i = 0; i < n; i++)
         if (copy[i] == world_me)
             g->me = i;
     return g;
 }
 
-MPI_Group comm_group_handle(comm_state_t *s, comm_group_t *g)
+MPI_Group comm_group_handle(core_comm_state_t *s, core_group_t *g)
 {
     if (g->size == 0) {
         comm_group_release(g);
@@ -35,7 +35,7 @@ MPI_Group comm_group_handle(comm_state_t *s, comm_group_t *g)
     int h = 2;
     while (h < s->ngroups && s->groups[h])
         h++;
-    comm_group_t **tab = comm_grow(s->groups, &s->ngroups, h + 1, sizeof *tab);
+    core_group_t **tab = comm_grow(s->groups, &s->ngroups, h + 1, sizeof *tab);
     if (!tab) {
         comm_group_release(g);
         return MPI_GROUP_NULL;
@@ -45,14 +45,14 @@ MPI_Group comm_group_handle(comm_state_t *s, comm_group_t *g)
     return h;
 }
 
-bool comm_group_same(const comm_group_t *a, const comm_group_t *b)
+bool comm_group_same(const core_group_t *a, const core_group_t *b)
 {
     if (a == b)
         return true;
     if (a->size != b->size)
         return false;
     for (int i = 0; i < a->size; i++)
-        if (comm_group_world(a, i) != comm_group_world(b, i))
+        if (core_group_world(a, i) != core_group_world(b, i))
             return false;
     return true;
 }
@@ -64,7 +64,7 @@ typedef struct {
 } member_t;
 
 typedef struct {
-    const comm_group_t *g;
+    const core_group_t *g;
     member_t *sorted; /* NULL for the identity group: world == pos */
 } finder_t;
 
@@ -74,7 +74,7 @@ static int by_world(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int finder_init(finder_t *f, const comm_group_t *g)
+static int finder_init(finder_t *f, const core_group_t *g)
 {
     f->g = g;
     f->sorted = NULL;
@@ -101,7 +101,7 @@ static int finder_pos(const finder_t *f, int w)
 
 static void finder_fini(finder_t *f) { free(f->sorted); }
 
-int comm_group_compare(const comm_group_t *g1, const comm_group_t *g2, int *result)
+int comm_group_compare(const core_group_t *g1, const core_group_t *g2, int *result)
 {
     if (comm_group_same(g1, g2)) {
         *result = MPI_IDENT;
@@ -114,7 +114,7 @@ int comm_group_compare(const comm_group_t *g1, const comm_group_t *g2, int *resu
     if (finder_init(&f, g2))
         return MPI_ERR_NO_MEM;
     int i = 0;
-    while (i < g1->size && finder_pos(&f, comm_group_world(g1, i)) >= 0)
+    while (i < g1->size && finder_pos(&f, core_group_world(g1, i)) >= 0)
         i++;
     finder_fini(&f);
     if (i == g1->size) /* same size, members distinct, all found: same set */
@@ -125,17 +125,17 @@ int comm_group_compare(const comm_group_t *g1, const comm_group_t *g2, int *resu
 /* ---- entry helpers ---- */
 
 #define GROUP_GET(G, S, h, fn)                       \
-    comm_group_t *G = comm_group_lookup(S, h);       \
+    core_group_t *G = comm_group_lookup(S, h);       \
     if (UTIL_UNLIKELY(!G))                           \
-        return env_error(NULL, MPI_ERR_GROUP, fn)
+        return core_error(NULL, MPI_ERR_GROUP, fn)
 
 /* Hands out a handle for the n world ranks in ranks[] (or an error). */
-static int new_group(comm_state_t *s, const int *ranks, int n, MPI_Group *out, const char *fn)
+static int new_group(core_comm_state_t *s, const int *ranks, int n, MPI_Group *out, const char *fn)
 {
-    comm_group_t *g = comm_group_new(ranks, n, s->world.rank);
+    core_group_t *g = comm_group_new(ranks, n, s->world.rank);
     MPI_Group h = g ? comm_group_handle(s, g) : MPI_GROUP_NULL;
     if (h == MPI_GROUP_NULL)
-        return env_error(NULL, MPI_ERR_NO_MEM, fn);
+        return core_error(NULL, MPI_ERR_NO_MEM, fn);
     *out = h;
     return MPI_SUCCESS;
 }
@@ -150,11 +150,11 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     COMM_ENTER(r, s, "MPI_Comm_group");
     COMM_GET(c, s, comm, "MPI_Comm_group");
     if (!group)
-        return env_error(c, MPI_ERR_ARG, "MPI_Comm_group");
+        return core_error(c, MPI_ERR_ARG, "MPI_Comm_group");
     comm_group_retain(c->group);
     MPI_Group h = comm_group_handle(s, c->group);
     if (h == MPI_GROUP_NULL)
-        return env_error(c, MPI_ERR_NO_MEM, "MPI_Comm_group");
+        return core_error(c, MPI_ERR_NO_MEM, "MPI_Comm_group");
     *group = h;
     return MPI_SUCCESS;
 }
@@ -165,7 +165,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
     COMM_ENTER(r, s, "MPI_Group_size");
     GROUP_GET(g, s, group, "MPI_Group_size");
     if (!size)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Group_size");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Group_size");
     *size = g->size;
     return MPI_SUCCESS;
 }
@@ -176,7 +176,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
     COMM_ENTER(r, s, "MPI_Group_rank");
     GROUP_GET(g, s, group, "MPI_Group_rank");
     if (!rank)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Group_rank");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Group_rank");
     *rank = g->me;
     return MPI_SUCCESS;
 }
@@ -189,19 +189,19 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
     GROUP_GET(g1, s, group1, fn);
     GROUP_GET(g2, s, group2, fn);
     if (n < 0 || (n > 0 && (!ranks1 || !ranks2)))
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     for (int i = 0; i < n; i++)
         if (ranks1[i] != MPI_PROC_NULL && (ranks1[i] < 0 || ranks1[i] >= g1->size))
-            return env_error(NULL, MPI_ERR_RANK, fn);
+            return core_error(NULL, MPI_ERR_RANK, fn);
     finder_t f;
     if (finder_init(&f, g2))
-        return env_error(NULL, MPI_ERR_NO_MEM, fn);
+        return core_error(NULL, MPI_ERR_NO_MEM, fn);
     for (int i = 0; i < n; i++) {
         if (ranks1[i] == MPI_PROC_NULL) {
             ranks2[i] = MPI_PROC_NULL;
             continue;
         }
-        int p = finder_pos(&f, comm_group_world(g1, ranks1[i]));
+        int p = finder_pos(&f, core_group_world(g1, ranks1[i]));
         ranks2[i] = p < 0 ? MPI_UNDEFINED : p;
     }
     finder_fini(&f);
@@ -215,9 +215,9 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     GROUP_GET(g1, s, group1, "MPI_Group_compare");
     GROUP_GET(g2, s, group2, "MPI_Group_compare");
     if (!result)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Group_compare");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Group_compare");
     int err = comm_group_compare(g1, g2, result);
-    return err ? env_error(NULL, err, "MPI_Group_compare") : MPI_SUCCESS;
+    return err ? core_error(NULL, err, "MPI_Group_compare") : MPI_SUCCESS;
 }
 
 /* ---- set operations ---- */
@@ -230,28 +230,28 @@ static int set_op(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, int o
     GROUP_GET(g1, s, group1, fn);
     GROUP_GET(g2, s, group2, fn);
     if (!newgroup)
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     /* union: g1 in order, then what g2 adds, in g2's order; intersection
      * and difference: g1's members that are (not) in g2, in g1's order */
-    const comm_group_t *probe = op == SET_UNION ? g1 : g2;
+    const core_group_t *probe = op == SET_UNION ? g1 : g2;
     int *out = scratch(g1->size + g2->size);
     finder_t f;
     if (!out || finder_init(&f, probe)) {
         free(out);
-        return env_error(NULL, MPI_ERR_NO_MEM, fn);
+        return core_error(NULL, MPI_ERR_NO_MEM, fn);
     }
     int n = 0;
     if (op == SET_UNION) {
         for (int i = 0; i < g1->size; i++)
-            out[n++] = comm_group_world(g1, i);
+            out[n++] = core_group_world(g1, i);
         for (int i = 0; i < g2->size; i++)
-            if (finder_pos(&f, comm_group_world(g2, i)) < 0)
-                out[n++] = comm_group_world(g2, i);
+            if (finder_pos(&f, core_group_world(g2, i)) < 0)
+                out[n++] = core_group_world(g2, i);
     } else {
         bool keep_found = op == SET_INTERSECTION;
         for (int i = 0; i < g1->size; i++)
-            if ((finder_pos(&f, comm_group_world(g1, i)) >= 0) == keep_found)
-                out[n++] = comm_group_world(g1, i);
+            if ((finder_pos(&f, core_group_world(g1, i)) >= 0) == keep_found)
+                out[n++] = core_group_world(g1, i);
     }
     finder_fini(&f);
     int err = new_group(s, out, n, newgroup, fn);
@@ -281,7 +281,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
 
 /* Marks the n group ranks in sel[] in picked[] (size g->size); MPI_ERR_RANK
  * if one is out of range or named twice. */
-static int pick(const comm_group_t *g, const int *sel, int n, unsigned char *picked)
+static int pick(const core_group_t *g, const int *sel, int n, unsigned char *picked)
 {
     for (int i = 0; i < n; i++) {
         if (sel[i] < 0 || sel[i] >= g->size || picked[sel[i]])
@@ -293,7 +293,7 @@ static int pick(const comm_group_t *g, const int *sel, int n, unsigned char *pic
 
 /* Group of g's members selected by sel[] (incl: in sel's order) or of the
  * others (excl: in g's order). */
-static int subset(comm_state_t *s, const comm_group_t *g, const int *sel, int n, bool incl, MPI_Group *newgroup,
+static int subset(core_comm_state_t *s, const core_group_t *g, const int *sel, int n, bool incl, MPI_Group *newgroup,
                   const char *fn)
 {
     unsigned char *picked = calloc((size_t)(g->size > 0 ? g->size : 1), 1);
@@ -301,18 +301,18 @@ static int subset(comm_state_t *s, const comm_group_t *g, const int *sel, int n,
     if (!picked || !out) {
         free(picked);
         free(out);
-        return env_error(NULL, MPI_ERR_NO_MEM, fn);
+        return core_error(NULL, MPI_ERR_NO_MEM, fn);
     }
     int err = pick(g, sel, n, picked), m = 0;
     if (!err && incl)
         for (int i = 0; i < n; i++)
-            out[m++] = comm_group_world(g, sel[i]);
+            out[m++] = core_group_world(g, sel[i]);
     else if (!err)
         for (int i = 0; i < g->size; i++)
             if (!picked[i])
-                out[m++] = comm_group_world(g, i);
+                out[m++] = core_group_world(g, i);
     free(picked);
-    err = err ? env_error(NULL, err, fn) : new_group(s, out, m, newgroup, fn);
+    err = err ? core_error(NULL, err, fn) : new_group(s, out, m, newgroup, fn);
     free(out);
     return err;
 }
@@ -322,7 +322,7 @@ static int incl_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgr
     COMM_ENTER(r, s, fn);
     GROUP_GET(g, s, group, fn);
     if (n < 0 || (n > 0 && !ranks) || !newgroup)
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     return subset(s, g, ranks, n, incl, newgroup, fn);
 }
 
@@ -341,7 +341,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 /* Expands (first, last, stride) triplets into ranks; the count is checked
  * against the group size first, so a valid list never needs more than
  * g->size entries (a longer one must repeat a rank). */
-static int expand_ranges(const comm_group_t *g, int n, int ranges[][3], int **out, int *m)
+static int expand_ranges(const core_group_t *g, int n, int ranges[][3], int **out, int *m)
 {
     long total = 0;
     for (int i = 0; i < n; i++) {
@@ -373,11 +373,11 @@ static int range_incl_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *n
     COMM_ENTER(r, s, fn);
     GROUP_GET(g, s, group, fn);
     if (n < 0 || (n > 0 && !ranges) || !newgroup)
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     int *sel = NULL, m = 0;
     int err = expand_ranges(g, n, ranges, &sel, &m);
     if (err)
-        return env_error(NULL, err, fn);
+        return core_error(NULL, err, fn);
     err = subset(s, g, sel, m, incl, newgroup, fn);
     free(sel);
     return err;
@@ -401,7 +401,7 @@ int PMPI_Group_free(MPI_Group *group)
 {
     COMM_ENTER(r, s, "MPI_Group_free");
     if (!group)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Group_free");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Group_free");
     GROUP_GET(g, s, *group, "MPI_Group_free");
     if (*group != MPI_GROUP_EMPTY) {
         s->groups[*group] = NULL;

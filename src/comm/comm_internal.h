@@ -37,60 +37,60 @@ struct comm_topo {
 };
 
 /* The calling rank's tables. */
-static inline comm_state_t *comm_state(p2p_rank_t *r) { return &r->comms; }
+static inline core_comm_state_t *comm_state(p2p_rank_t *r) { return &r->core.comms; }
 
 /* Declares R (the calling rank) and S (its tables), or returns the error. */
 #define COMM_ENTER(R, S, fn)  \
     P2P_ENTER(R, fn);         \
-    comm_state_t *S = comm_state(R)
+    core_comm_state_t *S = comm_state(R)
 
 /* Declares C, the communicator behind handle h, or returns MPI_ERR_COMM. */
 #define COMM_GET(C, S, h, fn)                        \
-    comm_t *C = comm_lookup(S, h);                   \
+    core_comm_t *C = core_comm_lookup(S, h);                   \
     if (UTIL_UNLIKELY(!C))                           \
-        return env_error(NULL, MPI_ERR_COMM, fn)
+        return core_error(NULL, MPI_ERR_COMM, fn)
 
 /* ---- groups (comm_group.c) ---- */
-comm_group_t *comm_group_lookup(comm_state_t *s, MPI_Group h);
+core_group_t *comm_group_lookup(core_comm_state_t *s, MPI_Group h);
 /* A new group of n members whose world ranks are ranks[] (copied); the
  * owning rank's position is computed from `world_me`. NULL: out of memory. */
-comm_group_t *comm_group_new(const int *ranks, int n, int world_me);
-static inline void comm_group_retain(comm_group_t *g) { g->refs++; }
-void comm_group_release(comm_group_t *g);
+core_group_t *comm_group_new(const int *ranks, int n, int world_me);
+static inline void comm_group_retain(core_group_t *g) { g->refs++; }
+void comm_group_release(core_group_t *g);
 /* A handle for g (takes over one reference); MPI_GROUP_EMPTY for an empty
  * group. Returns MPI_GROUP_NULL when out of memory (g released). */
-MPI_Group comm_group_handle(comm_state_t *s, comm_group_t *g);
+MPI_Group comm_group_handle(core_comm_state_t *s, core_group_t *g);
 /* Same members in the same order. */
-bool comm_group_same(const comm_group_t *a, const comm_group_t *b);
+bool comm_group_same(const core_group_t *a, const core_group_t *b);
 /* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL into *result; an error class. */
-int comm_group_compare(const comm_group_t *g1, const comm_group_t *g2, int *result);
+int comm_group_compare(const core_group_t *g1, const core_group_t *g2, int *result);
 
 /* ---- communicator objects (comm_state.c) ---- */
 /* A new communicator over group g (reference taken over), with context ctx
  * and error handler errh, entered in the handle table.  The caller must be
  * a member.  NULL: out of memory (g released). */
-comm_t *comm_new(comm_state_t *s, comm_group_t *g, uint32_t ctx, MPI_Errhandler errh);
+core_comm_t *comm_new(core_comm_state_t *s, core_group_t *g, uint32_t ctx, MPI_Errhandler errh);
 /* Frees c's handle slot and drops the handle's reference (the caller has
  * deleted the attributes). */
-void comm_drop_handle(comm_state_t *s, comm_t *c);
+void comm_drop_handle(core_comm_state_t *s, core_comm_t *c);
 /* Takes contexts [ctx, ctx + 2) for a new communicator of ours. */
-void comm_ctx_taken(comm_state_t *s, uint32_t ctx);
+void comm_ctx_taken(core_comm_state_t *s, uint32_t ctx);
 
 /* ---- agreement and creation (comm_create.c) ---- */
 /* Collective over parent: members with the same color >= 0 get a new
  * communicator ordered by (key, parent rank); *out NULL for MPI_UNDEFINED.
  * Returns an error class (already passed through no handler). */
-int comm_split_internal(p2p_rank_t *r, comm_t *parent, int color, int key, comm_t **out);
+int comm_split_internal(p2p_rank_t *r, core_comm_t *parent, int color, int key, core_comm_t **out);
 /* Collective over parent: a communicator over the same group (nothing else
  * copied, the error handler excepted). */
-int comm_dup_internal(p2p_rank_t *r, comm_t *parent, comm_t **out);
+int comm_dup_internal(p2p_rank_t *r, core_comm_t *parent, core_comm_t **out);
 
 /* ---- attributes (comm_attr.c) ---- */
 /* Runs the copy callbacks of old's attributes into new. */
-int comm_attr_copy_all(comm_state_t *s, comm_t *oldc, comm_t *newc);
+int comm_attr_copy_all(core_comm_state_t *s, core_comm_t *oldc, core_comm_t *newc);
 /* Deletes every attribute of c (delete callbacks run, newest first). */
-int comm_attr_delete_all(comm_state_t *s, comm_t *c);
-void comm_keyval_release(comm_state_t *s, int keyval);
+int comm_attr_delete_all(core_comm_state_t *s, core_comm_t *c);
+void comm_keyval_release(core_comm_state_t *s, int keyval);
 
 /* ---- topologies (comm_topo*.c) ---- */
 comm_topo_t *comm_topo_alloc(comm_topo_kind_t kind);
@@ -98,7 +98,7 @@ void comm_topo_release(comm_topo_t *t);
 /* Collective over parent: its first `nodes` ranks (same order) form a new
  * communicator with topology t (NULL: out of memory); the others get *out
  * NULL.  t is taken over in every case.  An error class. */
-int comm_topo_split(p2p_rank_t *r, comm_t *parent, int nodes, comm_topo_t *t, comm_t **out);
+int comm_topo_split(p2p_rank_t *r, core_comm_t *parent, int nodes, comm_topo_t *t, core_comm_t **out);
 
 /* A table of *n elements of `elem` bytes grown to at least `need` (new ones
  * zeroed); returns the table (maybe moved), or NULL with tab and *n intact. */

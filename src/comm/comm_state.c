@@ -21,21 +21,24 @@ void *comm_grow(void *tab, int *n, int need, size_t elem)
     return t;
 }
 
-static void predefined_comm(comm_t *c, MPI_Comm h, uint32_t ctx, comm_group_t *g, const char *name)
+static void predefined_comm(core_comm_t *c, MPI_Comm h, uint32_t ctx, core_group_t *g, const char *name)
 {
-    *c = (comm_t){ .handle = h, .ctx = ctx, .rank = g->me, .size = g->size, .members = g->ranks,
+    *c = (core_comm_t){ .handle = h, .ctx = ctx, .rank = g->me, .size = g->size, .members = g->ranks,
                    .errh = MPI_ERRORS_ARE_FATAL, .refs = 1, .predefined = true, .group = g };
     strcpy(c->name, name);
 }
 
-void comm_state_init(comm_state_t *s, int world_rank, int nranks)
+static void comm_destroy(core_comm_t *c);
+
+void comm_state_init(core_comm_state_t *s, int world_rank, int nranks)
 {
+    core_comm_set_destroy(comm_destroy); /* for core_comm_release */
     memset(s, 0, sizeof *s);
     /* the predefined groups live here: fixed, never freed */
-    s->world_group = (comm_group_t){ .refs = 1, .fixed = true, .size = nranks, .me = world_rank, .ranks = NULL };
+    s->world_group = (core_group_t){ .refs = 1, .fixed = true, .size = nranks, .me = world_rank, .ranks = NULL };
     s->self_member = world_rank;
-    s->self_group = (comm_group_t){ .refs = 1, .fixed = true, .size = 1, .me = 0, .ranks = &s->self_member };
-    s->empty_group = (comm_group_t){ .refs = 1, .fixed = true, .size = 0, .me = MPI_UNDEFINED, .ranks = NULL };
+    s->self_group = (core_group_t){ .refs = 1, .fixed = true, .size = 1, .me = 0, .ranks = &s->self_member };
+    s->empty_group = (core_group_t){ .refs = 1, .fixed = true, .size = 0, .me = MPI_UNDEFINED, .ranks = NULL };
     predefined_comm(&s->world, MPI_COMM_WORLD, COMM_CTX_WORLD, &s->world_group, "MPI_COMM_WORLD");
     predefined_comm(&s->self, MPI_COMM_SELF, COMM_CTX_SELF, &s->self_group, "MPI_COMM_SELF");
     s->next_ctx = COMM_CTX_FIRST_FREE;
@@ -49,7 +52,7 @@ void comm_state_init(comm_state_t *s, int world_rank, int nranks)
     s->groups[MPI_GROUP_EMPTY] = &s->empty_group;
 }
 
-void comm_group_release(comm_group_t *g)
+void comm_group_release(core_group_t *g)
 {
     if (!g || g->fixed || --g->refs > 0)
         return;
@@ -57,9 +60,9 @@ void comm_group_release(comm_group_t *g)
     free(g);
 }
 
-/* The object outlives its handle while requests hold it (comm_retain):
+/* The object outlives its handle while requests hold it (core_comm_retain):
  * sends started later still read its rank table, and errors its handler. */
-static void comm_destroy(comm_t *c)
+static void comm_destroy(core_comm_t *c)
 {
     comm_group_release(c->group);
     free(c->attrs);
@@ -67,40 +70,33 @@ static void comm_destroy(comm_t *c)
     free(c);
 }
 
-void comm_release(comm_t *c)
-{
-    if (c->predefined || --c->refs > 0)
-        return;
-    comm_destroy(c);
-}
-
-comm_t *comm_new(comm_state_t *s, comm_group_t *g, uint32_t ctx, MPI_Errhandler errh)
+core_comm_t *comm_new(core_comm_state_t *s, core_group_t *g, uint32_t ctx, MPI_Errhandler errh)
 {
     int h = 3;
     while (h < s->ncomms && s->comms[h])
         h++;
-    comm_t *c = calloc(1, sizeof *c);
-    comm_t **tab = c ? comm_grow(s->comms, &s->ncomms, h + 1, sizeof *tab) : NULL;
+    core_comm_t *c = calloc(1, sizeof *c);
+    core_comm_t **tab = c ? comm_grow(s->comms, &s->ncomms, h + 1, sizeof *tab) : NULL;
     if (!tab) {
         free(c);
         comm_group_release(g);
         return NULL;
     }
     s->comms = tab;
-    *c = (comm_t){ .handle = h, .ctx = ctx, .rank = g->me, .size = g->size, .members = g->ranks,
+    *c = (core_comm_t){ .handle = h, .ctx = ctx, .rank = g->me, .size = g->size, .members = g->ranks,
                    .errh = errh, .refs = 1, .group = g };
     s->comms[h] = c;
     comm_ctx_taken(s, ctx);
     return c;
 }
 
-void comm_drop_handle(comm_state_t *s, comm_t *c)
+void comm_drop_handle(core_comm_state_t *s, core_comm_t *c)
 {
     s->comms[c->handle] = NULL;
-    comm_release(c);
+    core_comm_release(c);
 }
 
-void comm_ctx_taken(comm_state_t *s, uint32_t ctx)
+void comm_ctx_taken(core_comm_state_t *s, uint32_t ctx)
 {
     uint32_t *next = ctx >= COMM_CTX_NB_FIRST ? &s->next_nbctx : &s->next_ctx;
     if (ctx + 2 > *next)
@@ -115,18 +111,18 @@ int *comm_copy_ints(const int *src, int n)
     return p;
 }
 
-int comm_state_finalize(comm_state_t *s)
+int comm_state_finalize(core_comm_state_t *s)
 {
     int err = comm_attr_delete_all(s, &s->self);
     int err2 = comm_attr_delete_all(s, &s->world);
     return err ? err : err2;
 }
 
-void comm_state_fini(comm_state_t *s)
+void comm_state_fini(core_comm_state_t *s)
 {
     /* no callbacks here (the rank's thread is gone): just memory */
     for (int h = 3; h < s->ncomms; h++) {
-        comm_t *c = s->comms[h];
+        core_comm_t *c = s->comms[h];
         if (!c)
             continue;
         s->comms[h] = NULL;

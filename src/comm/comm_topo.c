@@ -37,7 +37,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     COMM_ENTER(r, s, "MPI_Topo_test");
     COMM_GET(c, s, comm, "MPI_Topo_test");
     if (!status)
-        return env_error(c, MPI_ERR_ARG, "MPI_Topo_test");
+        return core_error(c, MPI_ERR_ARG, "MPI_Topo_test");
     *status = c->topo ? (int)c->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }

@@ -9,7 +9,7 @@
     COMM_GET(C, S, h, fn);                                           \
     comm_topo_t *T = C->topo;                                        \
     if (UTIL_UNLIKELY(!T || T->kind != COMM_TOPO_CART))              \
-        return env_error(C, MPI_ERR_TOPOLOGY, fn)
+        return core_error(C, MPI_ERR_TOPOLOGY, fn)
 
 static comm_topo_t *cart_new(int ndims, const int *dims, const int *periods)
 {
@@ -39,7 +39,7 @@ static void coords_of(const comm_topo_t *t, int rank, int *coords)
 /* Splits parent into the first `nodes` ranks (same order) and the rest,
  * who get NULL; the new communicator gets topology t (released on failure
  * or for the rest).  An error class. */
-int comm_topo_split(p2p_rank_t *r, comm_t *parent, int nodes, comm_topo_t *t, comm_t **out)
+int comm_topo_split(p2p_rank_t *r, core_comm_t *parent, int nodes, comm_topo_t *t, core_comm_t **out)
 {
     int err = comm_split_internal(r, parent, parent->rank < nodes ? 0 : MPI_UNDEFINED, parent->rank, out);
     if (!err && *out && !t) {
@@ -63,19 +63,19 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm_old, fn);
     if (ndims < 0 || (ndims > 0 && (!dims || !periods)) || !comm_cart)
-        return env_error(c, MPI_ERR_ARG, fn);
+        return core_error(c, MPI_ERR_ARG, fn);
     long nodes = 1;
     for (int i = 0; i < ndims; i++) {
         if (dims[i] <= 0)
-            return env_error(c, MPI_ERR_DIMS, fn);
+            return core_error(c, MPI_ERR_DIMS, fn);
         nodes *= dims[i];
         if (nodes > c->size)
-            return env_error_msg(c, MPI_ERR_TOPOLOGY, fn, "more grid points than ranks");
+            return core_error_msg(c, MPI_ERR_TOPOLOGY, fn, "more grid points than ranks");
     }
-    comm_t *nc;
+    core_comm_t *nc;
     int err = comm_topo_split(r, c, (int)nodes, cart_new(ndims, dims, periods), &nc);
     if (err)
-        return env_error(c, err, fn);
+        return core_error(c, err, fn);
     *comm_cart = nc ? nc->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -86,7 +86,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
     COMM_ENTER(r, s, "MPI_Cartdim_get");
     CART_GET(c, t, s, comm, "MPI_Cartdim_get");
     if (!ndims)
-        return env_error(c, MPI_ERR_ARG, "MPI_Cartdim_get");
+        return core_error(c, MPI_ERR_ARG, "MPI_Cartdim_get");
     *ndims = t->ndims;
     return MPI_SUCCESS;
 }
@@ -97,7 +97,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
     COMM_ENTER(r, s, "MPI_Cart_get");
     CART_GET(c, t, s, comm, "MPI_Cart_get");
     if (maxdims < t->ndims || (t->ndims > 0 && (!dims || !periods || !coords)))
-        return env_error(c, MPI_ERR_ARG, "MPI_Cart_get");
+        return core_error(c, MPI_ERR_ARG, "MPI_Cart_get");
     for (int i = 0; i < t->ndims; i++) {
         dims[i] = t->dims[i];
         periods[i] = t->periods[i];
@@ -112,9 +112,9 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     COMM_ENTER(r, s, "MPI_Cart_coords");
     CART_GET(c, t, s, comm, "MPI_Cart_coords");
     if (rank < 0 || rank >= c->size)
-        return env_error(c, MPI_ERR_RANK, "MPI_Cart_coords");
+        return core_error(c, MPI_ERR_RANK, "MPI_Cart_coords");
     if (maxdims < t->ndims || (t->ndims > 0 && !coords))
-        return env_error(c, MPI_ERR_ARG, "MPI_Cart_coords");
+        return core_error(c, MPI_ERR_ARG, "MPI_Cart_coords");
     coords_of(t, rank, coords);
     return MPI_SUCCESS;
 }
@@ -141,10 +141,10 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     COMM_ENTER(r, s, "MPI_Cart_rank");
     CART_GET(c, t, s, comm, "MPI_Cart_rank");
     if (!rank || (t->ndims > 0 && !coords))
-        return env_error(c, MPI_ERR_ARG, "MPI_Cart_rank");
+        return core_error(c, MPI_ERR_ARG, "MPI_Cart_rank");
     int x = rank_at(t, coords);
     if (x == MPI_PROC_NULL)
-        return env_error_msg(c, MPI_ERR_ARG, "MPI_Cart_rank", "coordinate outside a non-periodic dimension");
+        return core_error_msg(c, MPI_ERR_ARG, "MPI_Cart_rank", "coordinate outside a non-periodic dimension");
     *rank = x;
     return MPI_SUCCESS;
 }
@@ -155,12 +155,12 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
     COMM_ENTER(r, s, "MPI_Cart_shift");
     CART_GET(c, t, s, comm, "MPI_Cart_shift");
     if (direction < 0 || direction >= t->ndims)
-        return env_error(c, MPI_ERR_DIMS, "MPI_Cart_shift");
+        return core_error(c, MPI_ERR_DIMS, "MPI_Cart_shift");
     if (!rank_source || !rank_dest)
-        return env_error(c, MPI_ERR_ARG, "MPI_Cart_shift");
+        return core_error(c, MPI_ERR_ARG, "MPI_Cart_shift");
     int *coords = malloc((size_t)t->ndims * sizeof *coords);
     if (!coords)
-        return env_error(c, MPI_ERR_NO_MEM, "MPI_Cart_shift");
+        return core_error(c, MPI_ERR_NO_MEM, "MPI_Cart_shift");
     coords_of(t, c->rank, coords);
     int mine = coords[direction];
     /* long: a huge disp must not wrap around int */
@@ -185,14 +185,14 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     COMM_ENTER(r, s, "MPI_Cart_sub");
     CART_GET(c, t, s, comm, "MPI_Cart_sub");
     if (!newcomm || (t->ndims > 0 && !remain_dims))
-        return env_error(c, MPI_ERR_ARG, "MPI_Cart_sub");
+        return core_error(c, MPI_ERR_ARG, "MPI_Cart_sub");
     int n = t->ndims, kept = 0, color = 0, key = 0;
     int *coords = malloc((size_t)(n > 0 ? n : 1) * sizeof *coords);
     int *dims = malloc((size_t)(n > 0 ? n : 1) * sizeof *dims);
     int *periods = malloc((size_t)(n > 0 ? n : 1) * sizeof *periods);
     if (!coords || !dims || !periods) {
         free(coords), free(dims), free(periods);
-        return env_error(c, MPI_ERR_NO_MEM, "MPI_Cart_sub");
+        return core_error(c, MPI_ERR_NO_MEM, "MPI_Cart_sub");
     }
     coords_of(t, c->rank, coords);
     for (int i = 0; i < n; i++) {
@@ -204,7 +204,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
             color = color * t->dims[i] + coords[i];
         }
     }
-    comm_t *nc;
+    core_comm_t *nc;
     int err = comm_split_internal(r, c, color, key, &nc);
     if (!err) {
         nc->topo = cart_new(kept, dims, periods);
@@ -215,7 +215,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     }
     free(coords), free(dims), free(periods);
     if (err)
-        return env_error(c, err, "MPI_Cart_sub");
+        return core_error(c, err, "MPI_Cart_sub");
     *newcomm = nc->handle;
     return MPI_SUCCESS;
 }
@@ -228,14 +228,14 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     COMM_ENTER(r, s, "MPI_Cart_map");
     COMM_GET(c, s, comm, "MPI_Cart_map");
     if (ndims < 0 || (ndims > 0 && !dims) || !newrank)
-        return env_error(c, MPI_ERR_ARG, "MPI_Cart_map");
+        return core_error(c, MPI_ERR_ARG, "MPI_Cart_map");
     long nodes = 1;
     for (int i = 0; i < ndims; i++) {
         if (dims[i] <= 0)
-            return env_error(c, MPI_ERR_DIMS, "MPI_Cart_map");
+            return core_error(c, MPI_ERR_DIMS, "MPI_Cart_map");
         nodes *= dims[i];
         if (nodes > c->size)
-            return env_error(c, MPI_ERR_DIMS, "MPI_Cart_map");
+            return core_error(c, MPI_ERR_DIMS, "MPI_Cart_map");
     }
     *newrank = c->rank < nodes ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -335,26 +335,26 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     P2P_ENTER(r, "MPI_Dims_create");
     if (nnodes <= 0 || ndims < 0 || (ndims > 0 && !dims))
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Dims_create");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Dims_create");
     long fixed = 1;
     int nfree = 0;
     for (int i = 0; i < ndims; i++) {
         if (dims[i] < 0)
-            return env_error(NULL, MPI_ERR_DIMS, "MPI_Dims_create");
+            return core_error(NULL, MPI_ERR_DIMS, "MPI_Dims_create");
         if (dims[i] == 0)
             nfree++;
         else if ((fixed *= dims[i]) > nnodes)
-            return env_error_msg(NULL, MPI_ERR_DIMS, "MPI_Dims_create", "fixed dimensions exceed nnodes");
+            return core_error_msg(NULL, MPI_ERR_DIMS, "MPI_Dims_create", "fixed dimensions exceed nnodes");
     }
     if (nnodes % fixed || (nfree == 0 && fixed != nnodes))
-        return env_error_msg(NULL, MPI_ERR_DIMS, "MPI_Dims_create", "nnodes is not a multiple of the fixed dims");
+        return core_error_msg(NULL, MPI_ERR_DIMS, "MPI_Dims_create", "nnodes is not a multiple of the fixed dims");
     if (nfree == 0)
         return MPI_SUCCESS;
     int *f = malloc((size_t)nfree * sizeof *f);
     int err = f ? balanced_factors((int)(nnodes / fixed), nfree, f) : MPI_ERR_NO_MEM;
     if (err) {
         free(f);
-        return env_error(NULL, err, "MPI_Dims_create");
+        return core_error(NULL, err, "MPI_Dims_create");
     }
     for (int i = 0, j = 0; i < ndims; i++)
         if (dims[i] == 0)

@@ -7,7 +7,7 @@
     COMM_GET(C, S, h, fn);                                           \
     comm_topo_t *T = C->topo;                                        \
     if (UTIL_UNLIKELY(!T || T->kind != (want)))                      \
-        return env_error(C, MPI_ERR_TOPOLOGY, fn)
+        return core_error(C, MPI_ERR_TOPOLOGY, fn)
 
 /* ---- graph (the whole graph is known to every rank) ---- */
 
@@ -35,17 +35,17 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm_old, fn);
     if (nnodes < 0 || nnodes > c->size || (nnodes > 0 && (!index || !edges)) || !comm_graph)
-        return env_error(c, MPI_ERR_ARG, fn);
+        return core_error(c, MPI_ERR_ARG, fn);
     for (int i = 0; i < nnodes; i++)
         if (index[i] < (i ? index[i - 1] : 0))
-            return env_error_msg(c, MPI_ERR_ARG, fn, "index[] must not decrease");
+            return core_error_msg(c, MPI_ERR_ARG, fn, "index[] must not decrease");
     for (int e = 0; e < (nnodes > 0 ? index[nnodes - 1] : 0); e++)
         if (edges[e] < 0 || edges[e] >= nnodes)
-            return env_error_msg(c, MPI_ERR_ARG, fn, "edge to a node outside the graph");
-    comm_t *nc;
+            return core_error_msg(c, MPI_ERR_ARG, fn, "edge to a node outside the graph");
+    core_comm_t *nc;
     int err = comm_topo_split(r, c, nnodes, graph_new(nnodes, index, edges), &nc);
     if (err)
-        return env_error(c, err, fn);
+        return core_error(c, err, fn);
     *comm_graph = nc ? nc->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -56,7 +56,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     COMM_ENTER(r, s, "MPI_Graphdims_get");
     TOPO_GET(c, t, s, comm, COMM_TOPO_GRAPH, "MPI_Graphdims_get");
     if (!nnodes || !nedges)
-        return env_error(c, MPI_ERR_ARG, "MPI_Graphdims_get");
+        return core_error(c, MPI_ERR_ARG, "MPI_Graphdims_get");
     *nnodes = t->nnodes;
     *nedges = t->nnodes > 0 ? t->index[t->nnodes - 1] : 0;
     return MPI_SUCCESS;
@@ -69,7 +69,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
     TOPO_GET(c, t, s, comm, COMM_TOPO_GRAPH, "MPI_Graph_get");
     int nedges = t->nnodes > 0 ? t->index[t->nnodes - 1] : 0;
     if (maxindex < 0 || maxedges < 0 || (maxindex > 0 && !index) || (maxedges > 0 && !edges))
-        return env_error(c, MPI_ERR_ARG, "MPI_Graph_get");
+        return core_error(c, MPI_ERR_ARG, "MPI_Graph_get");
     for (int i = 0; i < t->nnodes && i < maxindex; i++)
         index[i] = t->index[i];
     for (int e = 0; e < nedges && e < maxedges; e++)
@@ -83,9 +83,9 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     COMM_ENTER(r, s, "MPI_Graph_neighbors_count");
     TOPO_GET(c, t, s, comm, COMM_TOPO_GRAPH, "MPI_Graph_neighbors_count");
     if (rank < 0 || rank >= t->nnodes)
-        return env_error(c, MPI_ERR_RANK, "MPI_Graph_neighbors_count");
+        return core_error(c, MPI_ERR_RANK, "MPI_Graph_neighbors_count");
     if (!nneighbors)
-        return env_error(c, MPI_ERR_ARG, "MPI_Graph_neighbors_count");
+        return core_error(c, MPI_ERR_ARG, "MPI_Graph_neighbors_count");
     *nneighbors = t->index[rank] - (rank ? t->index[rank - 1] : 0);
     return MPI_SUCCESS;
 }
@@ -96,9 +96,9 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
     COMM_ENTER(r, s, "MPI_Graph_neighbors");
     TOPO_GET(c, t, s, comm, COMM_TOPO_GRAPH, "MPI_Graph_neighbors");
     if (rank < 0 || rank >= t->nnodes)
-        return env_error(c, MPI_ERR_RANK, "MPI_Graph_neighbors");
+        return core_error(c, MPI_ERR_RANK, "MPI_Graph_neighbors");
     if (maxneighbors < 0 || (maxneighbors > 0 && !neighbors))
-        return env_error(c, MPI_ERR_ARG, "MPI_Graph_neighbors");
+        return core_error(c, MPI_ERR_ARG, "MPI_Graph_neighbors");
     int lo = rank ? t->index[rank - 1] : 0, hi = t->index[rank];
     for (int e = lo, k = 0; e < hi && k < maxneighbors; e++, k++)
         neighbors[k] = t->edges[e];
@@ -112,7 +112,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
     COMM_ENTER(r, s, "MPI_Graph_map");
     COMM_GET(c, s, comm, "MPI_Graph_map");
     if (nnodes < 0 || nnodes > c->size || !newrank)
-        return env_error(c, MPI_ERR_ARG, "MPI_Graph_map");
+        return core_error(c, MPI_ERR_ARG, "MPI_Graph_map");
     *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
@@ -161,9 +161,9 @@ static comm_topo_t *dist_new(int indegree, const int *sources, const int *sw, in
 }
 
 /* Same group and order as the parent (reorder is not taken), topology t. */
-static int dist_comm(p2p_rank_t *r, comm_t *c, comm_topo_t *t, MPI_Comm *out)
+static int dist_comm(p2p_rank_t *r, core_comm_t *c, comm_topo_t *t, MPI_Comm *out)
 {
-    comm_t *nc;
+    core_comm_t *nc;
     int err = comm_dup_internal(r, c, &nc);
     if (!err && !t) {
         comm_drop_handle(comm_state(r), nc);
@@ -190,13 +190,13 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     COMM_GET(c, s, comm_old, fn);
     if (indegree < 0 || outdegree < 0 || (indegree > 0 && (!sources || !sourceweights)) ||
         (outdegree > 0 && (!destinations || !destweights)) || !comm_dist_graph)
-        return env_error(c, MPI_ERR_ARG, fn);
+        return core_error(c, MPI_ERR_ARG, fn);
     if (!valid_peers(sources, indegree, c->size) || !valid_peers(destinations, outdegree, c->size))
-        return env_error(c, MPI_ERR_RANK, fn);
+        return core_error(c, MPI_ERR_RANK, fn);
     bool weighted = !unweighted(sourceweights) && !unweighted(destweights);
     comm_topo_t *t = dist_new(indegree, sources, sourceweights, outdegree, destinations, destweights, weighted);
     int err = dist_comm(r, c, t, comm_dist_graph);
-    return err ? env_error(c, err, fn) : MPI_SUCCESS;
+    return err ? core_error(c, err, fn) : MPI_SUCCESS;
 }
 
 /* One edge as it travels to one of its ends: to its source as an
@@ -220,17 +220,17 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm_old, fn);
     if (n < 0 || (n > 0 && (!sources || !degrees)) || !weights || !comm_dist_graph)
-        return env_error(c, MPI_ERR_ARG, fn);
+        return core_error(c, MPI_ERR_ARG, fn);
     long nedges = 0;
     for (int i = 0; i < n; i++) {
         if (degrees[i] < 0)
-            return env_error(c, MPI_ERR_ARG, fn);
+            return core_error(c, MPI_ERR_ARG, fn);
         nedges += degrees[i];
     }
     if (nedges > 0 && !destinations)
-        return env_error(c, MPI_ERR_ARG, fn);
+        return core_error(c, MPI_ERR_ARG, fn);
     if (!valid_peers(sources, n, c->size) || !valid_peers(destinations, (int)nedges, c->size))
-        return env_error(c, MPI_ERR_RANK, fn);
+        return core_error(c, MPI_ERR_RANK, fn);
     bool weighted = !unweighted(weights);
     int size = c->size;
     int *scount = calloc((size_t)size, sizeof *scount), *rcount = malloc((size_t)size * sizeof *rcount);
@@ -239,7 +239,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     dist_edge_t *rbuf = NULL;
     int err = scount && rcount && sdisp && rdisp && sbuf ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (err) /* the others are in the alltoall already: nothing sane is left */
-        env_abort_job(MPI_ERR_NO_MEM, "MPI_Dist_graph_create: out of memory");
+        core_abort_job(MPI_ERR_NO_MEM, "MPI_Dist_graph_create: out of memory");
     /* count, then place: edge e goes to sources[i] (out) and to its dest (in) */
     for (int i = 0, e = 0; i < n; i++)
         for (int j = 0; j < degrees[i]; j++, e++) {
@@ -268,7 +268,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
         total += rcount[p];
     }
     if (!err && !(rbuf = malloc((size_t)(total / k + 1) * sizeof *rbuf)))
-        env_abort_job(MPI_ERR_NO_MEM, "MPI_Dist_graph_create: out of memory");
+        core_abort_job(MPI_ERR_NO_MEM, "MPI_Dist_graph_create: out of memory");
     if (!err)
         err = PMPI_Alltoallv(sbuf, scount, sdisp, MPI_INT, rbuf, rcount, rdisp, MPI_INT, comm_old);
     comm_topo_t *t = NULL;
@@ -298,7 +298,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
         err = dist_comm(r, c, t, comm_dist_graph);
     }
     free(scount), free(rcount), free(sdisp), free(rdisp), free(sbuf), free(rbuf);
-    return err ? env_error(c, err, fn) : MPI_SUCCESS;
+    return err ? core_error(c, err, fn) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
@@ -307,7 +307,7 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
     COMM_ENTER(r, s, "MPI_Dist_graph_neighbors_count");
     TOPO_GET(c, t, s, comm, COMM_TOPO_DIST, "MPI_Dist_graph_neighbors_count");
     if (!indegree || !outdegree || !weighted)
-        return env_error(c, MPI_ERR_ARG, "MPI_Dist_graph_neighbors_count");
+        return core_error(c, MPI_ERR_ARG, "MPI_Dist_graph_neighbors_count");
     *indegree = t->indegree;
     *outdegree = t->outdegree;
     *weighted = t->weighted;
@@ -322,7 +322,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
     TOPO_GET(c, t, s, comm, COMM_TOPO_DIST, "MPI_Dist_graph_neighbors");
     if (maxindegree < 0 || maxoutdegree < 0 || (maxindegree > 0 && !sources) ||
         (maxoutdegree > 0 && !destinations))
-        return env_error(c, MPI_ERR_ARG, "MPI_Dist_graph_neighbors");
+        return core_error(c, MPI_ERR_ARG, "MPI_Dist_graph_neighbors");
     bool sw = t->weighted && sourceweights && !unweighted(sourceweights) && sourceweights != MPI_WEIGHTS_EMPTY;
     bool dw = t->weighted && destweights && !unweighted(destweights) && destweights != MPI_WEIGHTS_EMPTY;
     for (int i = 0; i < t->indegree && i < maxindegree; i++) {

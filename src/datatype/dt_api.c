@@ -1,7 +1,7 @@
 /* Datatype queries, commit/free, names, envelope and contents.  Queries work
  * on uncommitted derived types too (MPI allows it); only communication
  * needs a committed type. */
-#include "pt2pt/p2p_api.h"
+#include "core/core_rank.h"
 #include "datatype/dt_internal.h"
 
 #include <string.h>
@@ -12,7 +12,7 @@ static const dt_type_t *lookup(MPI_Datatype dt, const char *fn)
 {
     const dt_type_t *v = dt_view(dt);
     if (!v)
-        env_error(NULL, MPI_ERR_TYPE, fn);
+        core_error(NULL, MPI_ERR_TYPE, fn);
     return v;
 }
 
@@ -77,7 +77,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype dt, MPI_Count *true_lb, MPI_Count *
 int PMPI_Type_commit(MPI_Datatype *dt)
 {
     if (!dt)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Type_commit");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_commit");
     LOOKUP(v, *dt, "MPI_Type_commit");
     dt_type_t *d = dt_derived(*dt); /* predefined types are committed already */
     if (d)
@@ -92,12 +92,12 @@ int PMPI_Type_commit(MPI_Datatype *dt)
 int PMPI_Type_free(MPI_Datatype *dt)
 {
     if (!dt)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Type_free");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_free");
     if (!dt_derived(*dt))
-        return env_error(NULL, MPI_ERR_TYPE, "MPI_Type_free");
+        return core_error(NULL, MPI_ERR_TYPE, "MPI_Type_free");
     int err = dt_attr_delete_all(*dt); /* a failing delete callback keeps the type */
     if (err)
-        return env_error(NULL, err, "MPI_Type_free");
+        return core_error(NULL, err, "MPI_Type_free");
     dt_release(*dt);
     *dt = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
@@ -124,7 +124,7 @@ int PMPI_Type_set_name(MPI_Datatype dt, const char *type_name)
     LOOKUP(v, dt, "MPI_Type_set_name");
     (void)v;
     if (!type_name)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Type_set_name");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_set_name");
     char buf[MPI_MAX_OBJECT_NAME];
     size_t len = strnlen(type_name, MPI_MAX_OBJECT_NAME - 1); /* longer names are truncated */
     memcpy(buf, type_name, len);
@@ -135,7 +135,7 @@ int PMPI_Type_set_name(MPI_Datatype dt, const char *type_name)
         return MPI_SUCCESS;
     }
     int err = dt_set_predefined_name(dt, buf);
-    return err ? env_error(NULL, err, "MPI_Type_set_name") : MPI_SUCCESS;
+    return err ? core_error(NULL, err, "MPI_Type_set_name") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
@@ -144,7 +144,7 @@ int PMPI_Type_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresse
 {
     LOOKUP(v, dt, "MPI_Type_get_envelope");
     if (!num_integers || !num_addresses || !num_datatypes || !combiner)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Type_get_envelope");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_get_envelope");
     *num_integers = v->nints;
     *num_addresses = v->naints;
     *num_datatypes = v->ntypes;
@@ -161,10 +161,10 @@ int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
     const char *fn = "MPI_Type_get_contents";
     LOOKUP(v, dt, fn);
     if (v->combiner == MPI_COMBINER_NAMED)
-        return env_error_msg(NULL, MPI_ERR_TYPE, fn, "not for predefined datatypes");
+        return core_error_msg(NULL, MPI_ERR_TYPE, fn, "not for predefined datatypes");
     if (max_integers < v->nints || max_addresses < v->naints || max_datatypes < v->ntypes ||
         (v->nints && !ints) || (v->naints && !aints) || (v->ntypes && !types))
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     if (v->nints)
         memcpy(ints, v->ints, (size_t)v->nints * sizeof *ints);
     if (v->naints)

@@ -12,10 +12,11 @@
  * into the list is kept across a callback.  A delete callback that fails
  * (when the attribute is deleted, replaced, or its type freed) leaves the
  * attribute in place, as the call that ran it fails. */
-#include "pt2pt/p2p_api.h"
+#include "core/core_rank.h"
 #include "datatype/dt_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define DT_KEYVAL_FIRST 0x4000
 
@@ -119,7 +120,7 @@ static int delete_attr(int world, MPI_Datatype type, int keyval)
 
 int dt_attr_delete_all(MPI_Datatype type)
 {
-    p2p_rank_t *r = p2p_self();
+    core_rank_t *r = core_self();
     int world = r ? r->world : -1;
     for (int i = nattrs - 1; i >= 0; i--) {
         if (i >= nattrs || attrs[i].world != world || attrs[i].type != type)
@@ -133,7 +134,7 @@ int dt_attr_delete_all(MPI_Datatype type)
 
 int dt_attr_copy_all(MPI_Datatype oldtype, MPI_Datatype newtype)
 {
-    p2p_rank_t *r = p2p_self();
+    core_rank_t *r = core_self();
     int world = r ? r->world : -1;
     /* a snapshot: the callbacks may change the list */
     int n = 0;
@@ -165,10 +166,7 @@ int dt_attr_copy_all(MPI_Datatype oldtype, MPI_Datatype newtype)
 }
 
 /* The calling rank, or NULL after the "not initialized" error. */
-#define DT_ENTER(R, fn)                                        \
-    p2p_rank_t *R = p2p_self();                                \
-    if (!R || !R->initialized || R->finalized)                 \
-        return env_not_initialized(fn)
+#define DT_ENTER(R, fn) CORE_ENTER(R, fn)
 
 #pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
@@ -178,7 +176,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
     DT_ENTER(r, "MPI_Type_create_keyval");
     (void)r;
     if (!type_keyval)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Type_create_keyval");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_create_keyval");
     int k = 0;
     while (k < nkeyvals && keyvals[k])
         k++;
@@ -193,7 +191,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
     }
     if (!kv || k >= nkeyvals) {
         free(kv);
-        return env_error(NULL, MPI_ERR_NO_MEM, "MPI_Type_create_keyval");
+        return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Type_create_keyval");
     }
     *kv = (dt_keyval_t){ .copy = type_copy_attr_fn, .del = type_delete_attr_fn, .extra = extra_state, .refs = 1 };
     keyvals[k] = kv;
@@ -208,7 +206,7 @@ int PMPI_Type_free_keyval(int *type_keyval)
     (void)r;
     dt_keyval_t *kv = type_keyval ? keyval_get(*type_keyval, true) : NULL;
     if (!kv)
-        return env_error(NULL, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
+        return core_error(NULL, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
     if (!kv->freed) { /* freeing again one that attributes keep alive changes nothing (comm_attr.c) */
         kv->freed = true;
         keyval_release(*type_keyval);
@@ -222,14 +220,14 @@ int PMPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attribute_val)
 {
     DT_ENTER(r, "MPI_Type_set_attr");
     if (!dt_view(type))
-        return env_error(NULL, MPI_ERR_TYPE, "MPI_Type_set_attr");
+        return core_error(NULL, MPI_ERR_TYPE, "MPI_Type_set_attr");
     if (!keyval_get(type_keyval, false))
-        return env_error(NULL, MPI_ERR_KEYVAL, "MPI_Type_set_attr");
+        return core_error(NULL, MPI_ERR_KEYVAL, "MPI_Type_set_attr");
     /* a value already there is deleted first, callback included */
     int err = delete_attr(r->world, type, type_keyval);
     if (!err)
         err = insert_attr(nattrs, r->world, type, type_keyval, attribute_val);
-    return err ? env_error(NULL, err, "MPI_Type_set_attr") : MPI_SUCCESS;
+    return err ? core_error(NULL, err, "MPI_Type_set_attr") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
@@ -237,11 +235,11 @@ int PMPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, 
 {
     DT_ENTER(r, "MPI_Type_get_attr");
     if (!dt_view(type))
-        return env_error(NULL, MPI_ERR_TYPE, "MPI_Type_get_attr");
+        return core_error(NULL, MPI_ERR_TYPE, "MPI_Type_get_attr");
     if (!attribute_val || !flag)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Type_get_attr");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_get_attr");
     if (!keyval_get(type_keyval, true))
-        return env_error(NULL, MPI_ERR_KEYVAL, "MPI_Type_get_attr");
+        return core_error(NULL, MPI_ERR_KEYVAL, "MPI_Type_get_attr");
     int i = find_attr(r->world, type, type_keyval);
     *flag = i >= 0;
     if (i >= 0)
@@ -255,9 +253,9 @@ int PMPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
 {
     DT_ENTER(r, "MPI_Type_delete_attr");
     if (!dt_view(type))
-        return env_error(NULL, MPI_ERR_TYPE, "MPI_Type_delete_attr");
+        return core_error(NULL, MPI_ERR_TYPE, "MPI_Type_delete_attr");
     if (!keyval_get(type_keyval, true))
-        return env_error(NULL, MPI_ERR_KEYVAL, "MPI_Type_delete_attr");
+        return core_error(NULL, MPI_ERR_KEYVAL, "MPI_Type_delete_attr");
     int err = delete_attr(r->world, type, type_keyval);
-    return err ? env_error(NULL, err, "MPI_Type_delete_attr") : MPI_SUCCESS;
+    return err ? core_error(NULL, err, "MPI_Type_delete_attr") : MPI_SUCCESS;
 }

@@ -12,7 +12,7 @@ int dt_ctor_finish(dt_type_t *d, int err, MPI_Datatype *newtype, const char *fn)
         err = dt_register(d, newtype);
     if (err) {
         dt_destroy(d);
-        return env_error(NULL, err, fn);
+        return core_error(NULL, err, fn);
     }
     return MPI_SUCCESS;
 }

@@ -2,14 +2,14 @@
 #ifndef AMPI_DT_CTOR_H
 #define AMPI_DT_CTOR_H
 
-#include "pt2pt/p2p_api.h"
+#include "core/core_rank.h"
 #include "datatype/dt_internal.h"
 
 /* Argument checks common to constructors with one old type; sets *view.
  * Returns MPI_SUCCESS or an error class. */
 int dt_ctor_check(int count, MPI_Datatype old, const MPI_Datatype *newtype, const dt_type_t **view);
 /* Gives d a handle, or on error (err, or a full table) destroys d and
- * reports through env_error. */
+ * reports through core_error. */
 int dt_ctor_finish(dt_type_t *d, int err, MPI_Datatype *newtype, const char *fn);
 
 #endif

@@ -9,12 +9,12 @@ static int create_struct(int count, const int bls[], const MPI_Aint displs[], co
                          MPI_Datatype *newtype, const char *fn)
 {
     if (count < 0)
-        return env_error(NULL, MPI_ERR_COUNT, fn);
+        return core_error(NULL, MPI_ERR_COUNT, fn);
     if (!newtype || (count > 0 && (!bls || !displs || !types)))
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     dt_entry_t *e = malloc((count ? (size_t)count : 1) * sizeof *e);
     if (!e)
-        return env_error(NULL, MPI_ERR_NO_MEM, fn);
+        return core_error(NULL, MPI_ERR_NO_MEM, fn);
     int err = MPI_SUCCESS;
     for (int i = 0; i < count && !err; i++) {
         const dt_type_t *v = dt_view(types[i]);
@@ -95,13 +95,13 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     const char *fn = "MPI_Type_create_subarray";
     const dt_type_t *v = dt_view(old);
     if (!v)
-        return env_error(NULL, MPI_ERR_TYPE, fn);
+        return core_error(NULL, MPI_ERR_TYPE, fn);
     if (ndims <= 0 || !sizes || !subsizes || !starts || !newtype ||
         (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     for (int i = 0; i < ndims; i++)
         if (sizes[i] <= 0 || subsizes[i] < 0 || starts[i] < 0 || starts[i] > sizes[i] - subsizes[i])
-            return env_error(NULL, MPI_ERR_ARG, fn);
+            return core_error(NULL, MPI_ERR_ARG, fn);
     dt_type_t *d = NULL;
     int err = build_subarray(ndims, sizes, subsizes, starts, order, v, &d);
     if (!err && !(err = dt_contents_init(d, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1))) {
@@ -154,7 +154,7 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
     if (!err && (err = dt_attr_copy_all(old, *newtype)) != MPI_SUCCESS) { /* a copy callback failed */
         dt_release(*newtype);
         *newtype = MPI_DATATYPE_NULL;
-        return env_error(NULL, err, "MPI_Type_dup");
+        return core_error(NULL, err, "MPI_Type_dup");
     }
     return err;
 }

@@ -6,7 +6,8 @@
  * MPI_REAL4/8, MPI_COMPLEX8/16, or the long double types): their size and
  * data are what the Fortran compiler would use, but MPI_Type_get_envelope
  * reports MPI_COMBINER_NAMED for them, not MPI_COMBINER_F90_*. */
-#include "pt2pt/p2p_api.h"
+#include "core/core_rank.h"
+#include "datatype/dt_internal.h"
 
 #include <float.h>
 
@@ -33,13 +34,13 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
         { MPI_TYPECLASS_COMPLEX, MPI_COMPLEX16 }, { MPI_TYPECLASS_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX },
     };
     if (!datatype)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Type_match_size");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_match_size");
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
         if (candidates[i].typeclass == typeclass && (int)dt_size(candidates[i].type) == size) {
             *datatype = candidates[i].type;
             return MPI_SUCCESS;
         }
-    return env_error(NULL, MPI_ERR_ARG, "MPI_Type_match_size");
+    return core_error(NULL, MPI_ERR_ARG, "MPI_Type_match_size");
 }
 
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
@@ -51,13 +52,13 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
         MPI_Datatype type;
     } ints[] = { { 2, MPI_INTEGER1 }, { 4, MPI_INTEGER2 }, { 9, MPI_INTEGER4 }, { 18, MPI_INTEGER8 } };
     if (!newtype)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_integer");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_integer");
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (r == MPI_UNDEFINED || r <= ints[i].range) {
             *newtype = ints[i].type;
             return MPI_SUCCESS;
         }
-    return env_error_msg(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_integer", "no integer type has that range");
+    return core_error_msg(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_integer", "no integer type has that range");
 }
 
 /* The smallest real type with precision p and range r (MPI_UNDEFINED: any);
@@ -73,15 +74,15 @@ static int f90_real(int p, int r, bool complex, MPI_Datatype *newtype, const cha
         { LDBL_DIG, LDBL_MAX_10_EXP, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX },
     };
     if (!newtype)
-        return env_error(NULL, MPI_ERR_ARG, func);
+        return core_error(NULL, MPI_ERR_ARG, func);
     if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
-        return env_error_msg(NULL, MPI_ERR_ARG, func, "p and r are both MPI_UNDEFINED");
+        return core_error_msg(NULL, MPI_ERR_ARG, func, "p and r are both MPI_UNDEFINED");
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
         if ((p == MPI_UNDEFINED || p <= reals[i].precision) && (r == MPI_UNDEFINED || r <= reals[i].range)) {
             *newtype = complex ? reals[i].cplx : reals[i].real;
             return MPI_SUCCESS;
         }
-    return env_error_msg(NULL, MPI_ERR_ARG, func, "no real type has that precision and range");
+    return core_error_msg(NULL, MPI_ERR_ARG, func, "no real type has that precision and range");
 }
 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real

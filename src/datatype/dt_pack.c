@@ -1,6 +1,7 @@
 /* Packing along the flattened block list, element counting, and the MPI
  * entry points MPI_Pack, MPI_Unpack, MPI_Pack_size. */
-#include "pt2pt/p2p_api.h"
+#include "core/core_rank.h"
+#include "datatype/dt_internal.h"
 
 #include <string.h>
 
@@ -76,12 +77,12 @@ int PMPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size)
 {
     (void)comm;
     if (!dt_valid(dt))
-        return env_error(NULL, MPI_ERR_TYPE, "MPI_Pack_size");
+        return core_error(NULL, MPI_ERR_TYPE, "MPI_Pack_size");
     if (incount < 0 || !size)
-        return env_error(NULL, incount < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Pack_size");
+        return core_error(NULL, incount < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Pack_size");
     size_t bytes = dt_packed_size(dt, incount);
     if (bytes > (size_t)0x7fffffff)
-        return env_error(NULL, MPI_ERR_COUNT, "MPI_Pack_size");
+        return core_error(NULL, MPI_ERR_COUNT, "MPI_Pack_size");
     *size = (int)bytes;
     return MPI_SUCCESS;
 }
@@ -92,14 +93,14 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int
 {
     (void)comm;
     if (!dt_valid(dt))
-        return env_error(NULL, MPI_ERR_TYPE, "MPI_Pack");
+        return core_error(NULL, MPI_ERR_TYPE, "MPI_Pack");
     if (incount < 0)
-        return env_error(NULL, MPI_ERR_COUNT, "MPI_Pack");
+        return core_error(NULL, MPI_ERR_COUNT, "MPI_Pack");
     if (!position || *position < 0 || outsize < 0)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Pack");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Pack");
     size_t bytes = dt_packed_size(dt, incount);
     if (*position > outsize || bytes > (size_t)(outsize - *position))
-        return env_error_msg(NULL, MPI_ERR_TRUNCATE, "MPI_Pack", "output buffer too small");
+        return core_error_msg(NULL, MPI_ERR_TRUNCATE, "MPI_Pack", "output buffer too small");
     dt_pack(inbuf, incount, dt, (char *)outbuf + *position);
     *position += (int)bytes;
     return MPI_SUCCESS;
@@ -111,14 +112,14 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 {
     (void)comm;
     if (!dt_valid(dt))
-        return env_error(NULL, MPI_ERR_TYPE, "MPI_Unpack");
+        return core_error(NULL, MPI_ERR_TYPE, "MPI_Unpack");
     if (outcount < 0)
-        return env_error(NULL, MPI_ERR_COUNT, "MPI_Unpack");
+        return core_error(NULL, MPI_ERR_COUNT, "MPI_Unpack");
     if (!position || *position < 0 || insize < 0)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Unpack");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Unpack");
     size_t bytes = dt_packed_size(dt, outcount);
     if (*position > insize || bytes > (size_t)(insize - *position))
-        return env_error_msg(NULL, MPI_ERR_TRUNCATE, "MPI_Unpack", "input buffer too short");
+        return core_error_msg(NULL, MPI_ERR_TRUNCATE, "MPI_Unpack", "input buffer too short");
     dt_unpack((const char *)inbuf + *position, bytes, outbuf, outcount, dt);
     *position += (int)bytes;
     return MPI_SUCCESS;

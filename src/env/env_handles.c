@@ -94,7 +94,7 @@ _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a C status is a whol
 static int status_copy(const void *from, void *to, const char *func)
 {
     if (!from || !to)
-        return env_error(NULL, MPI_ERR_ARG, func);
+        return core_error(NULL, MPI_ERR_ARG, func);
     memcpy(to, from, sizeof(MPI_Status));
     return MPI_SUCCESS;
 }

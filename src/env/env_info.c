@@ -36,7 +36,7 @@ double PMPI_Wtick(void)
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     if (!name || !resultlen)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Get_processor_name");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Get_processor_name");
     if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
         snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
     name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
@@ -73,10 +73,10 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     (void)info;
     if (size < 0)
-        return env_error(NULL, MPI_ERR_SIZE, "MPI_Alloc_mem");
+        return core_error(NULL, MPI_ERR_SIZE, "MPI_Alloc_mem");
     void *p = malloc(size ? (size_t)size : 1);
     if (!p)
-        return env_error(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
+        return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
     *(void **)baseptr = p;
     return MPI_SUCCESS;
 }

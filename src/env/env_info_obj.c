@@ -35,7 +35,7 @@ static int set_entry(info_obj_t *o, const char *key, const char *val);
 static void env_build(void)
 {
     p2p_rank_t *r = p2p_self();
-    if (env_ready || !r || !r->initialized)
+    if (env_ready || !r || !r->core.initialized)
         return; /* maxprocs and thread_level are known only after MPI_Init */
     char buf[1024];
     int size = 0, level = 0;
@@ -150,18 +150,18 @@ static int check_key(const char *key)
 #define INFO_LOOKUP(O, H, FN)                          \
     info_obj_t *O = lookup(H);                         \
     if (!O)                                            \
-        return env_error(NULL, MPI_ERR_INFO, FN)
+        return core_error(NULL, MPI_ERR_INFO, FN)
 
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
     if (!info)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Info_create");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Info_create");
     info_obj_t *o = calloc(1, sizeof *o);
     MPI_Info h = o ? add_handle(o) : MPI_INFO_NULL;
     if (h == MPI_INFO_NULL) {
         free(o);
-        return env_error(NULL, MPI_ERR_NO_MEM, "MPI_Info_create");
+        return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Info_create");
     }
     *info = h;
     return MPI_SUCCESS;
@@ -172,14 +172,14 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     const char *fn = "MPI_Info_set";
     if (info == MPI_INFO_ENV)
-        return env_error_msg(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV is read-only");
+        return core_error_msg(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV is read-only");
     INFO_LOOKUP(o, info, fn);
     int err = check_key(key);
     if (!err && (!value || strnlen(value, MPI_MAX_INFO_VAL) >= MPI_MAX_INFO_VAL))
         err = MPI_ERR_INFO_VALUE;
     if (!err)
         err = set_entry(o, key, value);
-    return err ? env_error(NULL, err, fn) : MPI_SUCCESS;
+    return err ? core_error(NULL, err, fn) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Info_get = PMPI_Info_get
@@ -189,9 +189,9 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
     INFO_LOOKUP(o, info, fn);
     int err = check_key(key);
     if (err)
-        return env_error(NULL, err, fn);
+        return core_error(NULL, err, fn);
     if (valuelen < 0 || !value || !flag)
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     int i = find(o, key);
     *flag = i >= 0;
     if (i >= 0) { /* at most valuelen characters, then the terminator */
@@ -213,9 +213,9 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
     INFO_LOOKUP(o, info, fn);
     int err = check_key(key);
     if (err)
-        return env_error(NULL, err, fn);
+        return core_error(NULL, err, fn);
     if (!buflen || *buflen < 0 || (*buflen > 0 && !value) || !flag)
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     int i = find(o, key);
     *flag = i >= 0;
     if (i >= 0) {
@@ -237,9 +237,9 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
     INFO_LOOKUP(o, info, fn);
     int err = check_key(key);
     if (err)
-        return env_error(NULL, err, fn);
+        return core_error(NULL, err, fn);
     if (!valuelen || !flag)
-        return env_error(NULL, MPI_ERR_ARG, fn);
+        return core_error(NULL, MPI_ERR_ARG, fn);
     int i = find(o, key);
     *flag = i >= 0;
     if (i >= 0)
@@ -252,7 +252,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     INFO_LOOKUP(o, info, "MPI_Info_get_nkeys");
     if (!nkeys)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Info_get_nkeys");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Info_get_nkeys");
     *nkeys = o->n;
     return MPI_SUCCESS;
 }
@@ -263,7 +263,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     INFO_LOOKUP(o, info, "MPI_Info_get_nthkey");
     if (n < 0 || n >= o->n || !key)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Info_get_nthkey");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Info_get_nthkey");
     strcpy(key, o->e[n].key); /* keys were checked to fit when set */
     return MPI_SUCCESS;
 }
@@ -273,14 +273,14 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     const char *fn = "MPI_Info_delete";
     if (info == MPI_INFO_ENV)
-        return env_error_msg(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV is read-only");
+        return core_error_msg(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV is read-only");
     INFO_LOOKUP(o, info, fn);
     int err = check_key(key);
     if (err)
-        return env_error(NULL, err, fn);
+        return core_error(NULL, err, fn);
     int i = find(o, key);
     if (i < 0)
-        return env_error(NULL, MPI_ERR_INFO_NOKEY, fn);
+        return core_error(NULL, MPI_ERR_INFO_NOKEY, fn);
     free(o->e[i].key);
     free(o->e[i].val);
     memmove(&o->e[i], &o->e[i + 1], (size_t)(o->n - i - 1) * sizeof o->e[0]);
@@ -293,7 +293,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     INFO_LOOKUP(o, info, "MPI_Info_dup");
     if (!newinfo)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Info_dup");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Info_dup");
     info_obj_t *copy = calloc(1, sizeof *copy);
     int err = copy ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     for (int i = 0; i < o->n && !err; i++)
@@ -302,7 +302,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     if (h == MPI_INFO_NULL) {
         if (copy)
             destroy(copy);
-        return env_error(NULL, MPI_ERR_NO_MEM, "MPI_Info_dup");
+        return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Info_dup");
     }
     *newinfo = h;
     return MPI_SUCCESS;
@@ -312,9 +312,9 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 int PMPI_Info_free(MPI_Info *info)
 {
     if (!info)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Info_free");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Info_free");
     if (*info == MPI_INFO_ENV || !lookup(*info))
-        return env_error(NULL, MPI_ERR_INFO, "MPI_Info_free");
+        return core_error(NULL, MPI_ERR_INFO, "MPI_Info_free");
     destroy(table[*info - INFO_FIRST_USER]);
     table[*info - INFO_FIRST_USER] = NULL;
     *info = MPI_INFO_NULL;

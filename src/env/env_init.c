@@ -3,6 +3,7 @@
  * rank's state. */
 #include "gpu/gpu.h"
 #include "pt2pt/p2p_api.h"
+#include "comm/comm.h"
 #include "env/env_finalize.h"
 
 #include <stdatomic.h>
@@ -17,10 +18,10 @@ static int init_rank(const char *func)
 {
     p2p_rank_t *r = p2p_self();
     if (!r)
-        return env_not_initialized(func);
-    if (r->initialized || r->finalized)
-        return env_error_msg(NULL, MPI_ERR_OTHER, func, "MPI is already initialized");
-    r->initialized = true;
+        return core_not_initialized(func);
+    if (r->core.initialized || r->core.finalized)
+        return core_error_msg(NULL, MPI_ERR_OTHER, func, "MPI is already initialized");
+    r->core.initialized = true;
     gpu_check_app_device();
     /* getopt keeps its position in globals that all ranks of a process share:
      * start each rank's option parsing afresh (glibc re-initialises at 0) */
@@ -35,7 +36,7 @@ int PMPI_Init(int *argc, char ***argv)
     (void)argv;
     int err = init_rank("MPI_Init");
     if (!err)
-        p2p_self()->thread_level = MPI_THREAD_FUNNELED;
+        p2p_self()->core.thread_level = MPI_THREAD_FUNNELED;
     return err;
 }
 
@@ -53,7 +54,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     int level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
     if (level < MPI_THREAD_SINGLE)
         level = MPI_THREAD_SINGLE;
-    p2p_self()->thread_level = level;
+    p2p_self()->core.thread_level = level;
     if (provided)
         *provided = level;
     return MPI_SUCCESS;
@@ -63,7 +64,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int PMPI_Query_thread(int *provided)
 {
     P2P_ENTER(r, "MPI_Query_thread");
-    *provided = r->thread_level;
+    *provided = r->core.thread_level;
     return MPI_SUCCESS;
 }
 
@@ -78,7 +79,7 @@ int PMPI_Is_thread_main(int *flag)
 int PMPI_Initialized(int *flag)
 {
     p2p_rank_t *r = p2p_self();
-    *flag = r && r->initialized;
+    *flag = r && r->core.initialized;
     return MPI_SUCCESS;
 }
 
@@ -86,13 +87,13 @@ int PMPI_Initialized(int *flag)
 int PMPI_Finalized(int *flag)
 {
     p2p_rank_t *r = p2p_self();
-    *flag = r && r->finalized;
+    *flag = r && r->core.finalized;
     return MPI_SUCCESS;
 }
 
 void env_rank_leaves(void)
 {
-    if (atomic_fetch_add(&finalized_here, 1) + 1 < p2p_proc.nlocal)
+    if (atomic_fetch_add(&finalized_here, 1) + 1 < core_proc.nlocal)
         return;
     while (p2p_proc.ncopies > 0)
         p2p_progress(NULL);
@@ -107,7 +108,7 @@ int PMPI_Finalize(void)
     P2P_ENTER(r, "MPI_Finalize");
     /* MPI_COMM_SELF's attributes are deleted first, with their callbacks
      * (the standard's hook for "at finalize" actions) */
-    comm_state_finalize(&r->comms);
+    comm_state_finalize(&r->core.comms);
     /* buffered sends still in flight belong to this rank */
     while (r->internal_pending > 0) {
         p2p_progress(NULL);
@@ -117,7 +118,7 @@ int PMPI_Finalize(void)
     /* nobody leaves before everyone is here: the process tears UCX down
      * only once all its ranks are gone, and then peers may not need us */
     int err = PMPI_Barrier(MPI_COMM_WORLD);
-    r->finalized = true;
+    r->core.finalized = true;
     /* The process's last rank gives back what the library holds in the
      * device's context, and no rank of the process returns before that:
      * programs may reset or destroy the context after MPI_Finalize (the OSU
@@ -135,6 +136,6 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     p2p_rank_t *r = p2p_self();
     char msg[256];
     snprintf(msg, sizeof msg, "MPI_Abort called by rank %d (communicator %d) with error code %d",
-             r ? r->world : -1, comm, errorcode);
-    env_abort_job(errorcode, msg);
+             r ? r->core.world : -1, comm, errorcode);
+    core_abort_job(errorcode, msg);
 }

@@ -166,7 +166,7 @@ static main3_fn find_main(void *h)
 static int rank_main(int argc, char **argv)
 {
     p2p_rank_t *r = p2p_self();
-    int world = r ? r->world : -1;
+    int world = r ? r->core.world : -1;
     void *h;
     if (priv.per_rank)
         h = load_copy(world);

@@ -6,6 +6,7 @@
 #include "pt2pt/p2p_api.h"
 #include "env/env_finalize.h"
 #include "coll/coll_nb.h"
+#include "comm/comm.h"
 #include "env/env_args.h"
 #include "env/env_crash.h"
 #include "env/env_main.h"
@@ -37,20 +38,20 @@ typedef struct rank_start {
  * once, naming the rank. */
 static void rank_ends(p2p_rank_t *r, int status, bool by_exit)
 {
-    r->exit_code = status;
-    if (r->finalized)
+    r->core.exit_code = status;
+    if (r->core.finalized)
         return;
-    if (!r->initialized) {
+    if (!r->core.initialized) {
         env_rank_leaves(); /* ranks waiting at MPI_Finalize's end wait for this one too */
         return;
     }
     char msg[200];
     if (by_exit)
-        snprintf(msg, sizeof msg, "rank %d called exit(%d) before MPI_Finalize: ending the job", r->world, status);
+        snprintf(msg, sizeof msg, "rank %d called exit(%d) before MPI_Finalize: ending the job", r->core.world, status);
     else
         snprintf(msg, sizeof msg, "rank %d returned %d from main without calling MPI_Finalize: ending the job",
-                 r->world, status);
-    env_abort_job(status ? status : 1, msg);
+                 r->core.world, status);
+    core_abort_job(status ? status : 1, msg);
 }
 
 static void rank_body(void *arg)
@@ -58,15 +59,15 @@ static void rank_body(void *arg)
     rank_start_t *s = arg;
     p2p_rank_t *r = s->rank;
     optind = 0; /* see MPI_Init: getopt state is per process */
-    rank_ends(r, s->user_main(r->argc, r->argv), false);
+    rank_ends(r, s->user_main(r->core.argc, r->core.argv), false);
 }
 
 /* The rank whose own thread (not a helper of its) is running, or NULL. */
 static p2p_rank_t *rank_on_own_thread(void)
 {
     rank_ult_t *u = rank_self();
-    p2p_rank_t *r = u ? u->user : NULL;
-    return r && r->ult == u ? r : NULL;
+    p2p_rank_t *r = u && u->user ? p2p_rank_of(u->user) : NULL;
+    return r && r->core.ult == u ? r : NULL;
 }
 
 void AMPI_Rank_exit(int status)
@@ -161,8 +162,11 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     snprintf(buf, sizeof buf, "%d", job.local_rank);
     setenv("MPI_LOCALRANKID", buf, 0);
 
+    core_set_abort(ucx_pmix_abort);
     p2p_proc_init((int)vp, job.nprocs, job.proc);
-    env_report_ranks(job.proc, p2p_proc.first, p2p_proc.nlocal);
+    env_report_ranks(job.proc, core_proc.first, core_proc.nlocal);
+    for (int i = 0; i < core_proc.nlocal; i++)
+        comm_state_init(&p2p_proc.ranks[i].core.comms, core_proc.first + i, core_proc.nranks);
     /* the device context must be current before UCX looks for CUDA */
     if (gpu_init(job.local_rank, job.local_size) != 0)
         ucx_pmix_abort(1, "GPU initialisation failed (see the message above)");
@@ -202,34 +206,35 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     env_crash_install(job.proc);
     rank_guard_install();
     rank_pe_init(&p2p_proc.pe, p2p_progress, NULL);
-    rank_start_t *starts = calloc((size_t)p2p_proc.nlocal, sizeof *starts);
+    rank_start_t *starts = calloc((size_t)core_proc.nlocal, sizeof *starts);
     if (!starts)
         util_fatal("out of memory");
-    for (int i = 0; i < p2p_proc.nlocal; i++) {
+    for (int i = 0; i < core_proc.nlocal; i++) {
         p2p_rank_t *r = &p2p_proc.ranks[i];
         starts[i] = (rank_start_t){ .rank = r, .user_main = user_main };
-        r->argc = argc;
-        r->argv = copy_argv(argc, argv);
-        r->ult = rank_ult_create(&p2p_proc.pe, 0, rank_body, &starts[i]);
-        if (!r->ult)
+        r->core.argc = argc;
+        r->core.argv = copy_argv(argc, argv);
+        r->core.ult = rank_ult_create(&p2p_proc.pe, 0, rank_body, &starts[i]);
+        if (!r->core.ult)
             util_fatal("cannot create the thread of rank %d: no memory for its %zu-byte stack (%s; "
-                       "a smaller AMPI_STACK_SIZE or more processes help)", r->world, rank_stack_default_size(),
+                       "a smaller AMPI_STACK_SIZE or more processes help)", r->core.world, rank_stack_default_size(),
                        strerror(errno));
-        r->ult->user = r;
-        r->ult->id = r->world;
+        r->core.ult->user = &r->core;
+        r->core.ult->id = r->core.world;
     }
 
     rank_pe_run(&p2p_proc.pe);
     coll_nb_fini(); /* helper threads of nonblocking collectives that finished last */
 
     int status = 0;
-    for (int i = 0; i < p2p_proc.nlocal; i++) {
+    for (int i = 0; i < core_proc.nlocal; i++) {
         p2p_rank_t *r = &p2p_proc.ranks[i];
-        if (!status && r->exit_code)
-            status = r->exit_code;
-        rank_ult_destroy(r->ult);
-        free(r->argv);
+        if (!status && r->core.exit_code)
+            status = r->core.exit_code;
+        rank_ult_destroy(r->core.ult);
+        free(r->core.argv);
         p2p_rank_fini(r);
+        comm_state_fini(&r->core.comms);
     }
     free(starts);
     fflush(stdout);

@@ -13,10 +13,10 @@
 static __attribute__((unused)) int unsupported(MPI_Comm comm, const char *fn)
 {
     p2p_rank_t *r = p2p_self();
-    if (!r || !r->initialized || r->finalized)
-        return env_not_initialized(fn);
-    comm_t *c = comm == MPI_COMM_NULL ? NULL : p2p_comm(r, comm);
-    return env_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn);
+    if (!r || !r->core.initialized || r->core.finalized)
+        return core_not_initialized(fn);
+    core_comm_t *c = comm == MPI_COMM_NULL ? NULL : p2p_comm(r, comm);
+    return core_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn);
 }
 
 #define STUB_PRAGMA(x) _Pragma(#x)

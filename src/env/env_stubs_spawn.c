@@ -28,7 +28,7 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
     P2P_ENTER(r, "MPI_Comm_get_parent");
     if (!parent)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent");
     *parent = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -41,7 +41,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     P2P_ENTER(r, "MPI_Comm_disconnect");
     if (!comm || !p2p_comm(r, *comm))
-        return env_error(NULL, MPI_ERR_COMM, "MPI_Comm_disconnect");
+        return core_error(NULL, MPI_ERR_COMM, "MPI_Comm_disconnect");
     int err = PMPI_Barrier(*comm);
     return err ? err : PMPI_Comm_free(comm);
 }

@@ -5,17 +5,17 @@
 int env_unsupported(MPI_Comm comm, const char *func)
 {
     p2p_rank_t *r = p2p_self();
-    if (!r || !r->initialized || r->finalized)
-        return env_not_initialized(func);
-    comm_t *c = comm == MPI_COMM_NULL ? NULL : p2p_comm(r, comm);
-    return env_error(c, MPI_ERR_UNSUPPORTED_OPERATION, func);
+    if (!r || !r->core.initialized || r->core.finalized)
+        return core_not_initialized(func);
+    core_comm_t *c = comm == MPI_COMM_NULL ? NULL : p2p_comm(r, comm);
+    return core_error(c, MPI_ERR_UNSUPPORTED_OPERATION, func);
 }
 
 int env_unsupported_file(const char *func)
 {
     p2p_rank_t *r = p2p_self();
-    if (!r || !r->initialized || r->finalized)
-        return env_not_initialized(func);
+    if (!r || !r->core.initialized || r->core.finalized)
+        return core_not_initialized(func);
     util_debug("%s: MPI_ERR_UNSUPPORTED_OPERATION (files: MPI_ERRORS_RETURN)", func);
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }

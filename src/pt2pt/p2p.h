@@ -52,7 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
-#include "comm/comm.h"
+#include "core/core_rank.h"
 #include "gpu/gpu.h"
 #include "pt2pt/p2p_match.h"
 #include "pt2pt/p2p_seq.h"
@@ -165,7 +165,7 @@ struct AMPI_Request_s {
     MPI_Datatype dt;
     int peer, tag;
     MPI_Comm comm;
-    comm_t *c;
+    core_comm_t *c;
     uint32_t ctx;        /* c->ctx, or c->ctx + 1 for collective traffic */
     size_t bytes;        /* capacity (receive) or length (send) */
     MPI_Status status;
@@ -191,9 +191,9 @@ typedef struct AMPI_Request_s p2p_req_t;
 
 typedef struct p2p_bsend_state p2p_bsend_state_t;
 
+/* A rank: core's object (core_rank.h) and its point-to-point state. */
 struct p2p_rank {
-    int world;                /* world rank */
-    rank_ult_t *ult;
+    core_rank_t core;         /* first: core_self() points here */
     p2p_queue_t posted, unexpected;
     p2p_seq_t send_seq;       /* by destination world rank (remote ones) */
     p2p_seq_t recv_seq;       /* by source world rank */
@@ -201,23 +201,15 @@ struct p2p_rank {
     bool probing;             /* blocked in Probe: wake on unexpected arrivals */
     p2p_req_t *free_reqs;
     int internal_pending;     /* library-owned requests still running */
-    comm_state_t comms;       /* its communicators, groups, keyvals (comm.h) */
     p2p_bsend_state_t *bsend;
     void *bsend_user_buf;     /* as attached, for Buffer_detach */
     int bsend_user_size;
-    bool initialized, finalized;
-    int thread_level;
-    int exit_code;
-    int argc;
-    char **argv;
 };
 
-/* Process-wide state (read-only once the ranks run). */
+/* Process-wide point-to-point state (read-only once the ranks run); the
+ * job's shape is core_proc (core_rank.h). */
 typedef struct p2p_proc {
-    int nprocs, proc;   /* processes in the job, ours */
-    int nranks;         /* V: MPI ranks in the job */
-    int first, nlocal;  /* our ranks: [first, first + nlocal) */
-    p2p_rank_t *ranks;  /* nlocal of them */
+    p2p_rank_t *ranks;  /* core_proc.nlocal of them */
     size_t eager_limit;
     bool ucx_cuda;      /* UCX moves device memory itself */
     bool gpu_ipc;       /* device payloads to other processes go by CUDA IPC (p2p_ipc.c) */
@@ -252,13 +244,11 @@ int p2p_progress(void *unused); /* the PE's progress function */
 extern int (*p2p_progress_hook)(void);
 
 /* The rank running now (NULL outside any rank). */
-static inline p2p_rank_t *p2p_self(void)
-{
-    rank_ult_t *u = rank_self();
-    return u ? (p2p_rank_t *)u->user : NULL;
-}
-static inline bool p2p_is_local(int world) { return world >= p2p_proc.first && world < p2p_proc.first + p2p_proc.nlocal; }
-static inline p2p_rank_t *p2p_local(int world) { return &p2p_proc.ranks[world - p2p_proc.first]; }
+static inline p2p_rank_t *p2p_self(void) { return (p2p_rank_t *)core_self(); }
+/* The rank a core object belongs to (every rank is a p2p_rank_t). */
+static inline p2p_rank_t *p2p_rank_of(core_rank_t *r) { return (p2p_rank_t *)r; }
+static inline bool p2p_is_local(int world) { return core_is_local(world); }
+static inline p2p_rank_t *p2p_local(int world) { return &p2p_proc.ranks[world - core_proc.first]; }
 /* The process of a world rank: from a table (p2p_proc.c) in line, as every
  * send to another process asks; computed where there is no table. */
 extern int *p2p_proc_of_table;
@@ -418,7 +408,7 @@ void p2p_env_sent(ucx_op_t *op, int status, size_t len);
  * block until a completion wakes it.  Callers loop: while (!cond) p2p_idle(); */
 static inline void p2p_idle(void)
 {
-    if (p2p_proc.nprocs > 1 && util_dlist_empty(&p2p_proc.pe.ready)) {
+    if (core_proc.nprocs > 1 && util_dlist_empty(&p2p_proc.pe.ready)) {
         /* after a while without news, give the core away once: when the
          * processes outnumber the cores, spinning would hold a peer off its
          * core for a whole time slice.  A process with a core of its own
@@ -441,7 +431,7 @@ void p2p_poll(void);                  /* progress once and let other ranks run *
  * limit) of host memory to world rank dst_world of another process, on
  * context ctx of c, without a request (p2p_api_send.c); returns an MPI
  * error class. */
-int p2p_send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx, const void *buf, size_t bytes,
+int p2p_send_small_remote(p2p_rank_t *r, const core_comm_t *c, uint32_t ctx, const void *buf, size_t bytes,
                           int dst_world, int tag);
 
 /* Rank r's next small eager send (bytes <= P2P_INLINE_MAX of host data)
@@ -465,7 +455,7 @@ static inline bool p2p_short_to_ring(int proc, p2p_rank_t *r, uint32_t ctx, int 
     uint32_t kind_word;
     memcpy(&kind_word, kind, sizeof kind_word);
     p2p_u32x4 head = { kind_word, ctx, (uint32_t)src, (uint32_t)tag };
-    p2p_u32x4 rest = { (uint32_t)tag, (uint32_t)r->world, (uint32_t)dst_world, *p2p_seq(&r->send_seq, dst_world) };
+    p2p_u32x4 rest = { (uint32_t)tag, (uint32_t)r->core.world, (uint32_t)dst_world, *p2p_seq(&r->send_seq, dst_world) };
     shm_cell_t *cell = shm_reserve(proc, sizeof(p2p_wire_short_t) + bytes);
     if (!cell)
         return false;
@@ -479,10 +469,10 @@ static inline bool p2p_short_to_ring(int proc, p2p_rank_t *r, uint32_t ctx, int 
 
 /* The compact envelope of rank r's next small eager send to dst_world on c
  * (takes its sequence number). */
-static inline p2p_wire_short_t p2p_wire_short_next(p2p_rank_t *r, const comm_t *c, int tag, int dst_world)
+static inline p2p_wire_short_t p2p_wire_short_next(p2p_rank_t *r, const core_comm_t *c, int tag, int dst_world)
 {
     return (p2p_wire_short_t){ .kind = P2P_WIRE_EAGER_SHORT, .ctx = c->ctx, .src = c->rank, .tag = tag,
-                               .src_world = r->world, .dst_world = dst_world, .seq = (*p2p_seq(&r->send_seq, dst_world))++ };
+                               .src_world = r->core.world, .dst_world = dst_world, .seq = (*p2p_seq(&r->send_seq, dst_world))++ };
 }
 
 #endif

@@ -4,24 +4,20 @@
 
 #define AMPI_BUILDING_LIBRARY 1
 #include "pt2pt/p2p.h"
+#include "core/core_err.h"
 #include "datatype/dt.h"
-#include "env/env_err.h"
 #include "util/util_log.h"
 
 #define P2P_TAG_UB 0x7fffffff
 
-/* Declares R (the calling rank) or returns the "not initialized" error. */
-#define P2P_ENTER(R, fn)                                           \
-    p2p_rank_t *R = p2p_self();                                    \
-    if (UTIL_UNLIKELY(!R || !R->initialized || R->finalized))     \
-        return env_not_initialized(fn)
+/* The entry of a point-to-point call: CORE_ENTER (core_rank.h) with R as
+ * the point-to-point rank. */
+#define P2P_ENTER(R, fn)                                                     \
+    p2p_rank_t *R = p2p_self();                                              \
+    if (UTIL_UNLIKELY(!R || !R->core.initialized || R->core.finalized))     \
+        return core_not_initialized(fn)
 
-static inline comm_t *p2p_comm(p2p_rank_t *r, MPI_Comm h)
-{
-    if (h == MPI_COMM_WORLD) /* the common case, without the table */
-        return &r->comms.world;
-    return comm_lookup(&r->comms, h);
-}
+static inline core_comm_t *p2p_comm(p2p_rank_t *r, MPI_Comm h) { return core_comm(&r->core, h); }
 
 /* Checks shared by sends and receives; returns MPI_SUCCESS or an error class.
  * The common case in a few compares, inlined into every entry point (a call
@@ -29,11 +25,11 @@ static inline comm_t *p2p_comm(p2p_rank_t *r, MPI_Comm h)
  * buffer.  Anything else takes the full path, which orders the checks so as
  * to report the right error class. */
 int p2p_check_args_slow(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
-                        MPI_Comm comm, bool is_recv, comm_t **c, const char *func) __attribute__((noinline, cold));
+                        MPI_Comm comm, bool is_recv, core_comm_t **c, const char *func) __attribute__((noinline, cold));
 static inline int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
-                                 MPI_Comm comm, bool is_recv, comm_t **cp, const char *func)
+                                 MPI_Comm comm, bool is_recv, core_comm_t **cp, const char *func)
 {
-    comm_t *c = p2p_comm(r, comm);
+    core_comm_t *c = p2p_comm(r, comm);
     if (UTIL_LIKELY(c && dt_is_predefined(dt) && (unsigned)peer < (unsigned)c->size &&
                     (unsigned)tag <= (unsigned)P2P_TAG_UB && count >= 0 && (buf || count == 0))) {
         *cp = c;
@@ -48,7 +44,7 @@ void p2p_req_setup_derived(p2p_req_t *q, const void *buf, MPI_Datatype dt);
 /* Inlined into every entry point: a call passing ten arguments cost more
  * than the stores it makes. */
 static inline void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode,
-                                 const void *buf, int count, MPI_Datatype dt, int peer, int tag, comm_t *c)
+                                 const void *buf, int count, MPI_Datatype dt, int peer, int tag, core_comm_t *c)
 {
     p2p_req_init(q, r, kind);
     q->mode = (uint8_t)mode;
@@ -63,13 +59,13 @@ static inline void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kin
     q->tag = tag;
     q->c = c;
     if (c && UTIL_UNLIKELY(!c->predefined))
-        comm_retain(c); /* MPI_Comm_free may come before the request ends */
+        core_comm_retain(c); /* MPI_Comm_free may come before the request ends */
     q->comm = c ? c->handle : MPI_COMM_NULL;
     q->ctx = c ? c->ctx : 0;
 }
 /* Fill a fresh request with the arguments of a send or receive. */
 p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
-                           MPI_Datatype dt, int peer, int tag, comm_t *c);
+                           MPI_Datatype dt, int peer, int tag, core_comm_t *c);
 
 /* Status of a finished request (and reset of a persistent one). */
 void p2p_status_copy(MPI_Status *dst, const p2p_req_t *q);

@@ -9,24 +9,24 @@
 /* The full checks, in the order that decides which error class is reported;
  * only reached when the quick test below finds something wrong (or unusual). */
 int p2p_check_args_slow(p2p_rank_t *r, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
-                        MPI_Comm comm, bool is_recv, comm_t **cp, const char *func)
+                        MPI_Comm comm, bool is_recv, core_comm_t **cp, const char *func)
 {
-    comm_t *c = p2p_comm(r, comm);
+    core_comm_t *c = p2p_comm(r, comm);
     if (!c)
-        return env_error(NULL, MPI_ERR_COMM, func);
+        return core_error(NULL, MPI_ERR_COMM, func);
     *cp = c;
     if (count < 0)
-        return env_error(c, MPI_ERR_COUNT, func);
+        return core_error(c, MPI_ERR_COUNT, func);
     if (!dt_valid(dt))
-        return env_error(c, MPI_ERR_TYPE, func);
+        return core_error(c, MPI_ERR_TYPE, func);
     if (peer != MPI_PROC_NULL && !(is_recv && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= c->size))
-        return env_error(c, MPI_ERR_RANK, func);
+        return core_error(c, MPI_ERR_RANK, func);
     if (!(is_recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > P2P_TAG_UB))
-        return env_error(c, MPI_ERR_TAG, func);
+        return core_error(c, MPI_ERR_TAG, func);
     if (count > 0 && !buf && dt_size(dt) > 0 && peer != MPI_PROC_NULL)
-        return env_error(c, MPI_ERR_BUFFER, func);
+        return core_error(c, MPI_ERR_BUFFER, func);
     if (!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1) && !gpu_dt_available())
-        return env_error_msg(c, MPI_ERR_UNSUPPORTED_OPERATION, func,
+        return core_error_msg(c, MPI_ERR_UNSUPPORTED_OPERATION, func,
                              "non-contiguous datatypes on device buffers need the library's device kernels "
                              "(built without nvcc)");
     return MPI_SUCCESS;
@@ -54,7 +54,7 @@ void p2p_req_setup_derived(p2p_req_t *q, const void *buf, MPI_Datatype dt)
 }
 
 p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
-                           MPI_Datatype dt, int peer, int tag, comm_t *c)
+                           MPI_Datatype dt, int peer, int tag, core_comm_t *c)
 {
     p2p_req_t *q = p2p_req_alloc(r); /* p2p_req_setup initialises it */
     p2p_req_setup(q, r, kind, mode, buf, count, dt, peer, tag, c);

@@ -14,7 +14,7 @@
 /* Starts the send (buf, count, dt) as a part of rq; `copy` (may be NULL) is
  * a buffer the send owns and frees. */
 static void start_send_part(p2p_rank_t *r, p2p_req_t *rq, const void *buf, int count, MPI_Datatype dt, int dest,
-                            int tag, comm_t *c, void *copy)
+                            int tag, core_comm_t *c, void *copy)
 {
     p2p_req_t *sq = p2p_req_alloc(r);
     p2p_req_setup(sq, r, P2P_REQ_SEND, P2P_MODE_STANDARD, buf, count, dt, dest, tag, c);
@@ -33,7 +33,7 @@ static void start_send_part(p2p_rank_t *r, p2p_req_t *rq, const void *buf, int c
 
 /* Posts the receive with one more part for the send to come. */
 static p2p_req_t *start_recv_part(p2p_rank_t *r, void *buf, int count, MPI_Datatype dt, int source, int tag,
-                                  comm_t *c)
+                                  core_comm_t *c)
 {
     p2p_req_t *rq = p2p_req_alloc(r);
     p2p_req_setup(rq, r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
@@ -54,14 +54,14 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 {
     const char *fn = "MPI_Isendrecv";
     P2P_ENTER(r, fn);
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, sendbuf, sendcount, sendtype, dest, sendtag, comm, false, &c, fn);
     if (!err)
         err = p2p_check_args(r, recvbuf, recvcount, recvtype, source, recvtag, comm, true, &c, fn);
     if (err)
         return err;
     if (!request)
-        return env_error(c, MPI_ERR_REQUEST, fn);
+        return core_error(c, MPI_ERR_REQUEST, fn);
     p2p_req_t *rq = start_recv_part(r, recvbuf, recvcount, recvtype, source, recvtag, c);
     start_send_part(r, rq, sendbuf, sendcount, sendtype, dest, sendtag, c, NULL);
     *request = rq;
@@ -76,18 +76,18 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int 
 {
     const char *fn = "MPI_Isendrecv_replace";
     P2P_ENTER(r, fn);
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, buf, count, dt, dest, sendtag, comm, false, &c, fn);
     if (!err)
         err = p2p_check_args(r, buf, count, dt, source, recvtag, comm, true, &c, fn);
     if (err)
         return err;
     if (!request)
-        return env_error(c, MPI_ERR_REQUEST, fn);
+        return core_error(c, MPI_ERR_REQUEST, fn);
     size_t bytes = (size_t)count * dt_size(dt);
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy)
-        return env_error(c, MPI_ERR_NO_MEM, fn);
+        return core_error(c, MPI_ERR_NO_MEM, fn);
     if (!dt_is_contig(dt)) {
         dt_pack(buf, count, dt, copy);
     } else {

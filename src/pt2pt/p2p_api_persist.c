@@ -7,12 +7,12 @@ static int init_common(const void *buf, int count, MPI_Datatype dt, int peer, in
                        MPI_Request *request, p2p_req_kind_t kind, p2p_mode_t mode, const char *func)
 {
     P2P_ENTER(r, func);
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, buf, count, dt, peer, tag, comm, kind == P2P_REQ_RECV, &c, func);
     if (err)
         return err;
     if (!request)
-        return env_error(c, MPI_ERR_ARG, func);
+        return core_error(c, MPI_ERR_ARG, func);
     p2p_req_t *q = p2p_req_prepare(r, kind, mode, buf, count, dt, peer, tag, c);
     q->persistent = true;
     q->pcoll = NULL;
@@ -62,9 +62,9 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, M
 static int start_one(p2p_req_t *q, const char *func)
 {
     if (!q || q->kind == P2P_REQ_DEAD || q->freed)
-        return env_error(NULL, MPI_ERR_REQUEST, func);
+        return core_error(NULL, MPI_ERR_REQUEST, func);
     if (!q->persistent || q->active)
-        return env_error(q->c, MPI_ERR_REQUEST, func);
+        return core_error(q->c, MPI_ERR_REQUEST, func);
     int err;
     if (q->pcoll)
         err = q->pcoll->start(q);
@@ -74,7 +74,7 @@ static int start_one(p2p_req_t *q, const char *func)
         err = p2p_bsend_start(q);
     else
         err = p2p_send_start(q);
-    return err ? env_error(q->c, err, func) : MPI_SUCCESS;
+    return err ? core_error(q->c, err, func) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Start = PMPI_Start
@@ -83,7 +83,7 @@ int PMPI_Start(MPI_Request *request)
     P2P_ENTER(r, "MPI_Start");
     (void)r;
     if (!request)
-        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Start");
+        return core_error(NULL, MPI_ERR_REQUEST, "MPI_Start");
     return start_one(*request, "MPI_Start");
 }
 
@@ -93,7 +93,7 @@ int PMPI_Startall(int count, MPI_Request reqs[])
     P2P_ENTER(r, "MPI_Startall");
     (void)r;
     if (count < 0 || (count > 0 && !reqs))
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Startall");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Startall");
     for (int i = 0; i < count; i++) {
         int err = start_one(reqs[i], "MPI_Startall");
         if (err)

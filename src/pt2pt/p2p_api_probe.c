@@ -3,7 +3,7 @@
  * handle is the message itself. */
 #include "pt2pt/p2p_api.h"
 
-static int check_probe(p2p_rank_t *r, int source, int tag, MPI_Comm comm, comm_t **c, const char *func)
+static int check_probe(p2p_rank_t *r, int source, int tag, MPI_Comm comm, core_comm_t **c, const char *func)
 {
     /* a probe is a receive without a buffer */
     return p2p_check_args(r, NULL, 0, MPI_BYTE, source, tag, comm, true, c, func);
@@ -27,13 +27,13 @@ static void status_proc_null(MPI_Status *st)
         st->MPI_SOURCE = MPI_PROC_NULL;
 }
 
-static p2p_msg_t *find(p2p_rank_t *r, comm_t *c, int source, int tag)
+static p2p_msg_t *find(p2p_rank_t *r, core_comm_t *c, int source, int tag)
 {
     p2p_mentry_t *e = p2p_unexp_find(&r->unexpected, c->ctx, source, tag);
     return e ? UTIL_CONTAINER_OF(e, p2p_msg_t, m) : NULL;
 }
 
-static p2p_msg_t *probe_block(p2p_rank_t *r, comm_t *c, int source, int tag)
+static p2p_msg_t *probe_block(p2p_rank_t *r, core_comm_t *c, int source, int tag)
 {
     p2p_msg_t *m = find(r, c, source, tag);
     if (m)
@@ -46,7 +46,7 @@ static p2p_msg_t *probe_block(p2p_rank_t *r, comm_t *c, int source, int tag)
     return m;
 }
 
-static p2p_msg_t *probe_once(p2p_rank_t *r, comm_t *c, int source, int tag)
+static p2p_msg_t *probe_once(p2p_rank_t *r, core_comm_t *c, int source, int tag)
 {
     p2p_msg_t *m = find(r, c, source, tag);
     if (!m) {
@@ -60,7 +60,7 @@ static p2p_msg_t *probe_once(p2p_rank_t *r, comm_t *c, int source, int tag)
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     P2P_ENTER(r, "MPI_Probe");
-    comm_t *c;
+    core_comm_t *c;
     int err = check_probe(r, source, tag, comm, &c, "MPI_Probe");
     if (err)
         return err;
@@ -76,12 +76,12 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     P2P_ENTER(r, "MPI_Iprobe");
-    comm_t *c;
+    core_comm_t *c;
     int err = check_probe(r, source, tag, comm, &c, "MPI_Iprobe");
     if (err)
         return err;
     if (!flag)
-        return env_error(c, MPI_ERR_ARG, "MPI_Iprobe");
+        return core_error(c, MPI_ERR_ARG, "MPI_Iprobe");
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         status_proc_null(status);
@@ -105,12 +105,12 @@ static void take(p2p_rank_t *r, p2p_msg_t *m, MPI_Message *message, MPI_Status *
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     P2P_ENTER(r, "MPI_Mprobe");
-    comm_t *c;
+    core_comm_t *c;
     int err = check_probe(r, source, tag, comm, &c, "MPI_Mprobe");
     if (err)
         return err;
     if (!message)
-        return env_error(c, MPI_ERR_ARG, "MPI_Mprobe");
+        return core_error(c, MPI_ERR_ARG, "MPI_Mprobe");
     if (source == MPI_PROC_NULL) {
         *message = MPI_MESSAGE_NO_PROC;
         status_proc_null(status);
@@ -124,12 +124,12 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     P2P_ENTER(r, "MPI_Improbe");
-    comm_t *c;
+    core_comm_t *c;
     int err = check_probe(r, source, tag, comm, &c, "MPI_Improbe");
     if (err)
         return err;
     if (!flag || !message)
-        return env_error(c, MPI_ERR_ARG, "MPI_Improbe");
+        return core_error(c, MPI_ERR_ARG, "MPI_Improbe");
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         *message = MPI_MESSAGE_NO_PROC;
@@ -148,11 +148,11 @@ static int mrecv_start(p2p_rank_t *r, void *buf, int count, MPI_Datatype dt, MPI
                        p2p_req_t **out, const char *func)
 {
     if (!message || *message == MPI_MESSAGE_NULL)
-        return env_error(NULL, MPI_ERR_REQUEST, func);
+        return core_error(NULL, MPI_ERR_REQUEST, func);
     if (count < 0)
-        return env_error(NULL, MPI_ERR_COUNT, func);
+        return core_error(NULL, MPI_ERR_COUNT, func);
     if (!dt_valid(dt))
-        return env_error(NULL, MPI_ERR_TYPE, func);
+        return core_error(NULL, MPI_ERR_TYPE, func);
     bool no_proc = *message == MPI_MESSAGE_NO_PROC;
     p2p_req_t *q = p2p_req_prepare(r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt,
                                    no_proc ? MPI_PROC_NULL : 0, 0, NULL);
@@ -179,7 +179,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
     p2p_wait_complete(q);
     MPI_Request h = q;
     err = p2p_req_retire(&h, status);
-    return err ? env_error(NULL, err, "MPI_Mrecv") : MPI_SUCCESS;
+    return err ? core_error(NULL, err, "MPI_Mrecv") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Imrecv = PMPI_Imrecv
@@ -187,7 +187,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI
 {
     P2P_ENTER(r, "MPI_Imrecv");
     if (!request)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Imrecv");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Imrecv");
     p2p_req_t *q;
     int err = mrecv_start(r, buf, count, dt, message, &q, "MPI_Imrecv");
     if (err)

@@ -9,12 +9,12 @@
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     P2P_ENTER(r, "MPI_Irecv");
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, buf, count, dt, source, tag, comm, true, &c, "MPI_Irecv");
     if (UTIL_UNLIKELY(err))
         return err;
     if (UTIL_UNLIKELY(!request))
-        return env_error(c, MPI_ERR_REQUEST, "MPI_Irecv");
+        return core_error(c, MPI_ERR_REQUEST, "MPI_Irecv");
     p2p_req_t *q = p2p_req_alloc(r); /* p2p_req_prepare would initialise it twice */
     p2p_req_setup(q, r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
     p2p_recv_start(q);
@@ -26,7 +26,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     P2P_ENTER(r, "MPI_Recv");
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, buf, count, dt, source, tag, comm, true, &c, "MPI_Recv");
     if (UTIL_UNLIKELY(err))
         return err;
@@ -37,7 +37,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     p2p_status_copy(status, &q);
     err = q.status.MPI_ERROR;
     p2p_req_cleanup(&q);
-    return UTIL_UNLIKELY(err) ? env_error(c, err, "MPI_Recv") : MPI_SUCCESS;
+    return UTIL_UNLIKELY(err) ? core_error(c, err, "MPI_Recv") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
@@ -45,7 +45,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     P2P_ENTER(r, "MPI_Sendrecv");
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, recvbuf, recvcount, recvtype, source, recvtag, comm, true, &c, "MPI_Sendrecv");
     if (!err)
         err = p2p_check_args(r, sendbuf, sendcount, sendtype, dest, sendtag, comm, false, &c, "MPI_Sendrecv");
@@ -65,7 +65,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     err = p2p_req_retire(&h, status);
     if (!err)
         err = serr;
-    return UTIL_UNLIKELY(err) ? env_error(c, err, "MPI_Sendrecv") : MPI_SUCCESS;
+    return UTIL_UNLIKELY(err) ? core_error(c, err, "MPI_Sendrecv") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
@@ -73,7 +73,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
                           MPI_Comm comm, MPI_Status *status)
 {
     P2P_ENTER(r, "MPI_Sendrecv_replace");
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, buf, count, dt, dest, sendtag, comm, false, &c, "MPI_Sendrecv_replace");
     if (!err)
         err = p2p_check_args(r, buf, count, dt, source, recvtag, comm, true, &c, "MPI_Sendrecv_replace");
@@ -82,12 +82,12 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     size_t bytes = (size_t)count * dt_size(dt);
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy)
-        return env_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+        return core_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
     if (!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1)) { /* the same, packed by the GPU */
         void *dcopy;
         free(copy);
         if (gpu_dev_alloc(bytes ? bytes : 1, &dcopy) != 0)
-            return env_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+            return core_error(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
         p2p_dev_pack_wait(dcopy, buf, count, dt);
         err = PMPI_Sendrecv(dcopy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, dt, source, recvtag, comm,
                             status);
@@ -125,9 +125,9 @@ static long long whole_elements(const MPI_Status *status, MPI_Datatype dt)
 static int count_of(const MPI_Status *status, MPI_Datatype dt, int *count, const char *func)
 {
     if (!status || !count)
-        return env_error(NULL, MPI_ERR_ARG, func);
+        return core_error(NULL, MPI_ERR_ARG, func);
     if (!dt_valid(dt))
-        return env_error(NULL, MPI_ERR_TYPE, func);
+        return core_error(NULL, MPI_ERR_TYPE, func);
     long long n = whole_elements(status, dt);
     *count = n > 0x7fffffffLL ? MPI_UNDEFINED : (int)n; /* too many for an int: MPI 3.1 4.1.11 */
     return MPI_SUCCESS;
@@ -143,9 +143,9 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
 static int elements_of(const MPI_Status *status, MPI_Datatype dt, long long *n, const char *func)
 {
     if (!status)
-        return env_error(NULL, MPI_ERR_ARG, func);
+        return core_error(NULL, MPI_ERR_ARG, func);
     if (!dt_valid(dt))
-        return env_error(NULL, MPI_ERR_TYPE, func);
+        return core_error(NULL, MPI_ERR_TYPE, func);
     if (dt_is_predefined(dt)) { /* whole elements only: a count past 2^31 stays exact (MPI_Get_elements_x) */
         *n = whole_elements(status, dt);
         return MPI_SUCCESS;
@@ -178,9 +178,9 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *co
 static int set_elements(MPI_Status *status, MPI_Datatype dt, MPI_Count count, const char *func)
 {
     if (!dt_valid(dt))
-        return env_error(NULL, MPI_ERR_TYPE, func);
+        return core_error(NULL, MPI_ERR_TYPE, func);
     if (!status || count < 0)
-        return env_error(NULL, MPI_ERR_ARG, func);
+        return core_error(NULL, MPI_ERR_ARG, func);
     status->ampi_count = (long long)count * (long long)dt_size(dt);
     return MPI_SUCCESS;
 }
@@ -201,7 +201,7 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype dt, MPI_Count co
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     if (!status)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled");
     status->ampi_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
@@ -210,7 +210,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     if (!status || !flag)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled");
     *flag = status->ampi_cancelled;
     return MPI_SUCCESS;
 }

@@ -13,7 +13,7 @@
  * request and usually gone before we return, so the request is complete at
  * once.  p2p_req_init stays the one place that gives every field its
  * default; only the arguments are set here. */
-static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const void *buf, int count,
+static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, core_comm_t *c, const void *buf, int count,
                                MPI_Datatype dt, size_t bytes, int dest, int dst_world, int tag)
 {
     p2p_req_init(q, r, P2P_REQ_SEND);
@@ -29,7 +29,7 @@ static void isend_small_remote(p2p_req_t *q, p2p_rank_t *r, comm_t *c, const voi
     q->ctx = c->ctx;
     q->bytes = bytes;
     if (UTIL_UNLIKELY(!c->predefined))
-        comm_retain(c); /* MPI_Comm_free may come before the request ends */
+        core_comm_retain(c); /* MPI_Comm_free may come before the request ends */
     int proc = p2p_proc_of(dst_world);
     if (UTIL_LIKELY(p2p_short_to_ring(proc, r, c->ctx, c->rank, tag, dst_world, buf, bytes))) {
         q->pending = 0;
@@ -57,15 +57,15 @@ static int isend_common(const void *buf, int count, MPI_Datatype dt, int dest, i
                         MPI_Request *request, p2p_mode_t mode, const char *func)
 {
     P2P_ENTER(r, func);
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, buf, count, dt, dest, tag, comm, false, &c, func);
     if (UTIL_UNLIKELY(err))
         return err;
     if (UTIL_UNLIKELY(!request))
-        return env_error(c, MPI_ERR_REQUEST, func);
+        return core_error(c, MPI_ERR_REQUEST, func);
     if (mode == P2P_MODE_STANDARD && dt_is_predefined(dt) && dest != MPI_PROC_NULL) {
         size_t bytes = (size_t)count * dt_size(dt);
-        int dst = comm_world_rank(c, dest);
+        int dst = core_comm_world_rank(c, dest);
         if (!p2p_is_local(dst) && bytes <= P2P_INLINE_MAX && bytes <= p2p_proc.eager_limit &&
             !p2p_is_device(buf, bytes)) {
             p2p_req_t *q = p2p_req_alloc(r);
@@ -80,7 +80,7 @@ static int isend_common(const void *buf, int count, MPI_Datatype dt, int dest, i
     if (UTIL_UNLIKELY(err)) {
         p2p_req_release(q);
         *request = MPI_REQUEST_NULL;
-        return env_error(c, err, func);
+        return core_error(c, err, func);
     }
     *request = q;
     return MPI_SUCCESS;
@@ -140,7 +140,7 @@ static __attribute__((noinline)) int send_small_ucx(int proc, const p2p_wire_sho
  * cell (p2p_short_to_ring), no copy onto this stack first.  Also the
  * collectives' small steps (p2p_send_small_remote, below), on their
  * context; always inlined, so that MPI_Send keeps it in line. */
-static inline __attribute__((always_inline)) int send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx,
+static inline __attribute__((always_inline)) int send_small_remote(p2p_rank_t *r, const core_comm_t *c, uint32_t ctx,
                                                                   const void *buf, size_t bytes, int dst_world,
                                                                   int tag)
 {
@@ -152,7 +152,7 @@ static inline __attribute__((always_inline)) int send_small_remote(p2p_rank_t *r
     return send_small_ucx(proc, &h, buf, bytes);
 }
 
-int p2p_send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx, const void *buf, size_t bytes,
+int p2p_send_small_remote(p2p_rank_t *r, const core_comm_t *c, uint32_t ctx, const void *buf, size_t bytes,
                           int dst_world, int tag)
 {
     return send_small_remote(r, c, ctx, buf, bytes, dst_world, tag);
@@ -162,7 +162,7 @@ int p2p_send_small_remote(p2p_rank_t *r, const comm_t *c, uint32_t ctx, const vo
  * already posted: copy straight into it, no request of our own.  Returns
  * false (nothing done) when no receive is posted; the general path then
  * leaves an unexpected message. */
-static bool send_local_posted(const comm_t *c, const void *buf, size_t bytes, p2p_rank_t *dst, int tag)
+static bool send_local_posted(const core_comm_t *c, const void *buf, size_t bytes, p2p_rank_t *dst, int tag)
 {
     p2p_mentry_t *e = p2p_posted_find(&dst->posted, c->ctx, c->rank, tag);
     if (!e)
@@ -183,19 +183,19 @@ static int send_common(const void *buf, int count, MPI_Datatype dt, int dest, in
                        p2p_mode_t mode, const char *func)
 {
     P2P_ENTER(r, func);
-    comm_t *c;
+    core_comm_t *c;
     int err = p2p_check_args(r, buf, count, dt, dest, tag, comm, false, &c, func);
     if (UTIL_UNLIKELY(err))
         return err;
     if ((mode == P2P_MODE_STANDARD || mode == P2P_MODE_READY) && dt_is_predefined(dt) && dest != MPI_PROC_NULL) {
         size_t bytes = (size_t)count * dt_size(dt);
-        int dst = comm_world_rank(c, dest);
+        int dst = core_comm_world_rank(c, dest);
         if (p2p_is_local(dst)) {
             if (!p2p_is_device(buf, bytes) && send_local_posted(c, buf, bytes, p2p_local(dst), tag))
                 return MPI_SUCCESS;
         } else if (bytes <= P2P_INLINE_MAX && bytes <= p2p_proc.eager_limit && !p2p_is_device(buf, bytes)) {
             err = send_small_remote(r, c, c->ctx, buf, bytes, dst, tag);
-            return UTIL_UNLIKELY(err) ? env_error(c, err, func) : MPI_SUCCESS;
+            return UTIL_UNLIKELY(err) ? core_error(c, err, func) : MPI_SUCCESS;
         }
     }
     p2p_req_t q; /* on the rank's stack: the call returns only when it is done */
@@ -206,7 +206,7 @@ static int send_common(const void *buf, int count, MPI_Datatype dt, int dest, in
         err = q.status.MPI_ERROR;
     }
     p2p_req_cleanup(&q);
-    return UTIL_UNLIKELY(err) ? env_error(c, err, func) : MPI_SUCCESS;
+    return UTIL_UNLIKELY(err) ? core_error(c, err, func) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Send = PMPI_Send
@@ -262,7 +262,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 {
     P2P_ENTER(r, "MPI_Buffer_attach");
     int err = p2p_bsend_attach(r, buffer, size);
-    return err ? env_error(NULL, err, "MPI_Buffer_attach") : MPI_SUCCESS;
+    return err ? core_error(NULL, err, "MPI_Buffer_attach") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
@@ -272,5 +272,5 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     void *b;
     int err = p2p_bsend_detach(r, &b, size);
     *(void **)buffer_addr = b;
-    return err ? env_error(NULL, err, "MPI_Buffer_detach") : MPI_SUCCESS;
+    return err ? core_error(NULL, err, "MPI_Buffer_detach") : MPI_SUCCESS;
 }

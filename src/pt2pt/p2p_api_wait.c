@@ -24,24 +24,24 @@ static bool any_stale(int count, const MPI_Request reqs[])
 
 /* The request may hold the last reference to its communicator (freed by
  * the user meanwhile): keep it alive until its error handler has run. */
-static comm_t *hold_comm(comm_t *c)
+static core_comm_t *hold_comm(core_comm_t *c)
 {
     if (c && UTIL_UNLIKELY(!c->predefined))
-        comm_retain(c);
+        core_comm_retain(c);
     return c;
 }
-static void drop_comm(comm_t *c)
+static void drop_comm(core_comm_t *c)
 {
     if (c && UTIL_UNLIKELY(!c->predefined))
-        comm_release(c);
+        core_comm_release(c);
 }
 
 static int retire_checked(MPI_Request *h, MPI_Status *st, const char *func)
 {
-    comm_t *c = hold_comm((*h)->c);
+    core_comm_t *c = hold_comm((*h)->c);
     int err = p2p_req_retire(h, st);
     if (UTIL_UNLIKELY(err))
-        err = env_error(c, err, func);
+        err = core_error(c, err, func);
     drop_comm(c);
     return err;
 }
@@ -52,7 +52,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     P2P_ENTER(r, "MPI_Wait");
     (void)r;
     if (!request || req_stale(*request))
-        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Wait");
+        return core_error(NULL, MPI_ERR_REQUEST, "MPI_Wait");
     if (req_inactive(*request)) {
         p2p_status_empty(status);
         return MPI_SUCCESS;
@@ -67,10 +67,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     P2P_ENTER(r, "MPI_Test");
     (void)r;
     if (!request || !flag)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Test");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Test");
     p2p_req_t *q = *request;
     if (req_stale(q))
-        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Test");
+        return core_error(NULL, MPI_ERR_REQUEST, "MPI_Test");
     if (req_inactive(q)) {
         *flag = 1;
         p2p_status_empty(status);
@@ -125,9 +125,9 @@ static int any_common(int count, MPI_Request reqs[], int *indx, int *flag, MPI_S
                       const char *func)
 {
     if (count < 0 || (count > 0 && !reqs) || !indx)
-        return env_error(NULL, MPI_ERR_ARG, func);
+        return core_error(NULL, MPI_ERR_ARG, func);
     if (any_stale(count, reqs))
-        return env_error(NULL, MPI_ERR_REQUEST, func);
+        return core_error(NULL, MPI_ERR_REQUEST, func);
     int i = wait_for_done(count, reqs, block);
     if (flag)
         *flag = i != -1;
@@ -156,7 +156,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status
     P2P_ENTER(r, "MPI_Testany");
     (void)r;
     if (!flag)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Testany");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Testany");
     *indx = MPI_UNDEFINED;
     return any_common(count, reqs, indx, flag, status, false, "MPI_Testany");
 }
@@ -178,7 +178,7 @@ static bool all_done(int count, MPI_Request reqs[]) { return first_running(count
 /* Retire every request of a completed set; MPI_ERR_IN_STATUS if any failed. */
 static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], const char *func)
 {
-    comm_t *failed_comm = NULL;
+    core_comm_t *failed_comm = NULL;
     bool failed = false;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
@@ -193,7 +193,7 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
                 st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
-        comm_t *c = hold_comm(reqs[i]->c);
+        core_comm_t *c = hold_comm(reqs[i]->c);
         int err = p2p_req_retire(&reqs[i], st);
         if (err && !failed) {
             failed = true;
@@ -204,7 +204,7 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
         if (st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = err;
     }
-    int ret = failed ? env_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+    int ret = failed ? core_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
     drop_comm(failed_comm);
     return ret;
 }
@@ -215,9 +215,9 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     P2P_ENTER(r, "MPI_Waitall");
     (void)r;
     if (count < 0 || (count > 0 && !reqs))
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Waitall");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Waitall");
     if (any_stale(count, reqs))
-        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Waitall");
+        return core_error(NULL, MPI_ERR_REQUEST, "MPI_Waitall");
     int i = first_running(count, reqs, 0);
     if (i < count) {
         p2p_progress(NULL);
@@ -233,9 +233,9 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
     P2P_ENTER(r, "MPI_Testall");
     (void)r;
     if (count < 0 || (count > 0 && !reqs) || !flag)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Testall");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Testall");
     if (any_stale(count, reqs))
-        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Testall");
+        return core_error(NULL, MPI_ERR_REQUEST, "MPI_Testall");
     if (!all_done(count, reqs)) {
         p2p_poll();
         if (!all_done(count, reqs)) {
@@ -251,22 +251,22 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
                        bool block, const char *func)
 {
     if (incount < 0 || (incount > 0 && (!reqs || !indices)) || !outcount)
-        return env_error(NULL, MPI_ERR_ARG, func);
+        return core_error(NULL, MPI_ERR_ARG, func);
     if (any_stale(incount, reqs))
-        return env_error(NULL, MPI_ERR_REQUEST, func);
+        return core_error(NULL, MPI_ERR_REQUEST, func);
     int i = wait_for_done(incount, reqs, block);
     if (i == -2) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
     int n = 0;
-    comm_t *failed_comm = NULL;
+    core_comm_t *failed_comm = NULL;
     bool failed = false;
     for (int k = 0; i >= 0 && k < incount; k++) {
         if (req_inactive(reqs[k]) || !reqs[k]->complete)
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        comm_t *c = hold_comm(reqs[k]->c);
+        core_comm_t *c = hold_comm(reqs[k]->c);
         int err = p2p_req_retire(&reqs[k], st);
         if (err && !failed) {
             failed = true;
@@ -279,7 +279,7 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
         indices[n++] = k;
     }
     *outcount = n;
-    int ret = failed ? env_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+    int ret = failed ? core_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
     drop_comm(failed_comm);
     return ret;
 }
@@ -306,9 +306,9 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     P2P_ENTER(r, "MPI_Request_get_status");
     (void)r;
     if (!flag)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Request_get_status");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Request_get_status");
     if (req_stale(request))
-        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Request_get_status");
+        return core_error(NULL, MPI_ERR_REQUEST, "MPI_Request_get_status");
     if (req_inactive(request)) {
         *flag = 1;
         p2p_status_empty(status);
@@ -328,7 +328,7 @@ int PMPI_Request_free(MPI_Request *request)
     P2P_ENTER(r, "MPI_Request_free");
     (void)r;
     if (!request || !*request || req_stale(*request))
-        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
+        return core_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
     p2p_req_t *q = *request;
     if (q->complete || req_inactive(q))
         p2p_req_release(q);
@@ -345,7 +345,7 @@ int PMPI_Cancel(MPI_Request *request)
 {
     P2P_ENTER(r, "MPI_Cancel");
     if (!request || !*request || req_stale(*request))
-        return env_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
+        return core_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
     p2p_req_t *q = *request;
     /* A receive not matched yet is withdrawn; sends are never cancelled (the
      * standard lets cancellation fail, and Test_cancelled then says false). */

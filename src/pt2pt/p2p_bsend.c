@@ -122,7 +122,7 @@ int p2p_bsend_start(p2p_req_t *q)
     in->comm = q->comm;
     in->c = q->c;
     if (in->c && !in->c->predefined)
-        comm_retain(in->c);
+        core_comm_retain(in->c);
     in->ctx = q->ctx;
     in->bsend_seg = s;
     r->internal_pending++;

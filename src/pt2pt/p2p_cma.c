@@ -109,10 +109,10 @@ void p2p_cma_publish(void)
     if (ucx_pmix_put(CMA_KEY, &ok, 1) != 0)
         util_warn("cannot publish the CMA setting through PMIx");
     if (ok) {
-        peer_ok = calloc((size_t)p2p_proc.nprocs, sizeof *peer_ok);
-        unsettled = calloc((size_t)p2p_proc.nprocs, sizeof *unsettled);
+        peer_ok = calloc((size_t)core_proc.nprocs, sizeof *peer_ok);
+        unsettled = calloc((size_t)core_proc.nprocs, sizeof *unsettled);
         if (!peer_ok || !unsettled)
-            util_fatal("out of memory for %d processes' CMA state", p2p_proc.nprocs);
+            util_fatal("out of memory for %d processes' CMA state", core_proc.nprocs);
     }
     split_min = core_setting_size(CORE_SET_CMA_SPLIT);
 }
@@ -122,16 +122,16 @@ void p2p_cma_attach(void)
     if (!peer_ok)
         return;
     int reached = 0;
-    for (int p = 0; p < p2p_proc.nprocs; p++) {
+    for (int p = 0; p < core_proc.nprocs; p++) {
         void *data = NULL;
         size_t len = 0;
-        if (p != p2p_proc.proc && ucx_pmix_is_local(p) && ucx_pmix_get(p, CMA_KEY, &data, &len) == 0 && len == 1 && *(char *)data == 1) {
+        if (p != core_proc.proc && ucx_pmix_is_local(p) && ucx_pmix_get(p, CMA_KEY, &data, &len) == 0 && len == 1 && *(char *)data == 1) {
             peer_ok[p] = true;
             reached++;
         }
         free(data);
     }
-    util_debug("cross-memory attach: %d of %d peers", reached, p2p_proc.nprocs - 1);
+    util_debug("cross-memory attach: %d of %d peers", reached, core_proc.nprocs - 1);
 }
 
 void p2p_cma_fini(void)
@@ -211,7 +211,7 @@ typedef struct {
  * buffer; its FIN (an ACK naming q) completes that part. */
 static void send_put(const p2p_msg_t *msg, p2p_req_t *q, size_t off, size_t n)
 {
-    p2p_wire_hdr_t h = { .kind = P2P_WIRE_CMA_PUT, .src_world = q->owner->world, .dst_world = msg->src_world,
+    p2p_wire_hdr_t h = { .kind = P2P_WIRE_CMA_PUT, .src_world = q->owner->core.world, .dst_world = msg->src_world,
                          .size = n - off,
                          .sreq = msg->sreq,                      /* the sender's request: its buffer */
                          .payload_tag = (uint64_t)(uintptr_t)q }; /* echoed in the FIN */

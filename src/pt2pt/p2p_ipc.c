@@ -64,7 +64,7 @@ static bool send_cts(const p2p_msg_t *msg, p2p_req_t *q, size_t n)
     gpu_ipc_desc_t d;
     if (!gpu_ipc_export(q->buf, n, &d))
         return false;
-    p2p_wire_hdr_t h = { .kind = P2P_WIRE_CTS, .src_world = q->owner->world, .dst_world = msg->src_world,
+    p2p_wire_hdr_t h = { .kind = P2P_WIRE_CTS, .src_world = q->owner->core.world, .dst_world = msg->src_world,
                          .size = n, .sreq = msg->sreq, .payload_tag = (uint64_t)(uintptr_t)q /* echoed in the FIN */ };
     p2p_send_ctl_desc(p2p_proc_of(msg->src_world), &h, &d, sizeof d, false, "a CTS");
     return true;

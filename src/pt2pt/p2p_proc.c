@@ -27,19 +27,19 @@ p2p_proc_t p2p_proc;
 #define PROC_OF_TABLE_MAX (1 << 20)
 int *p2p_proc_of_table; /* read in line by p2p_proc_of (p2p.h) */
 
-int p2p_proc_of_computed(int world) { return rank_place_proc(p2p_proc.nranks, p2p_proc.nprocs, world); }
+int p2p_proc_of_computed(int world) { return rank_place_proc(core_proc.nranks, core_proc.nprocs, world); }
 
 static void proc_of_table_init(void)
 {
     free(p2p_proc_of_table);
     p2p_proc_of_table = NULL;
-    if (p2p_proc.nprocs < 2 || p2p_proc.nranks > PROC_OF_TABLE_MAX)
+    if (core_proc.nprocs < 2 || core_proc.nranks > PROC_OF_TABLE_MAX)
         return;
-    int *t = malloc((size_t)p2p_proc.nranks * sizeof *t);
+    int *t = malloc((size_t)core_proc.nranks * sizeof *t);
     if (!t)
         return; /* computed on each call instead */
-    for (int w = 0; w < p2p_proc.nranks; w++)
-        t[w] = rank_place_proc(p2p_proc.nranks, p2p_proc.nprocs, w);
+    for (int w = 0; w < core_proc.nranks; w++)
+        t[w] = rank_place_proc(core_proc.nranks, core_proc.nprocs, w);
     p2p_proc_of_table = t;
 }
 
@@ -183,36 +183,35 @@ static bool shm_envelope(const void *env, size_t len)
 void p2p_proc_init(int nranks, int nprocs, int proc)
 {
     ucx_set_env_intake(env_intake);
-    p2p_proc.nranks = nranks;
-    p2p_proc.nprocs = nprocs;
-    p2p_proc.proc = proc;
-    p2p_proc.first = rank_place_first(nranks, nprocs, proc);
-    p2p_proc.nlocal = rank_place_count(nranks, nprocs, proc);
+    core_proc.nranks = nranks;
+    core_proc.nprocs = nprocs;
+    core_proc.proc = proc;
+    core_proc.first = rank_place_first(nranks, nprocs, proc);
+    core_proc.nlocal = rank_place_count(nranks, nprocs, proc);
     p2p_proc.eager_limit = core_setting_size(CORE_SET_EAGER_LIMIT);
     p2p_proc.idle_yield = !rank_cpu_owned();
     proc_of_table_init();
     util_dlist_init(&p2p_proc.copies);
-    p2p_proc.ranks = calloc((size_t)p2p_proc.nlocal, sizeof *p2p_proc.ranks);
+    p2p_proc.ranks = calloc((size_t)core_proc.nlocal, sizeof *p2p_proc.ranks);
     if (!p2p_proc.ranks)
-        util_fatal("out of memory for %d ranks", p2p_proc.nlocal);
-    for (int i = 0; i < p2p_proc.nlocal; i++)
-        p2p_rank_init(&p2p_proc.ranks[i], p2p_proc.first + i);
+        util_fatal("out of memory for %d ranks", core_proc.nlocal);
+    for (int i = 0; i < core_proc.nlocal; i++)
+        p2p_rank_init(&p2p_proc.ranks[i], core_proc.first + i);
 }
 
 void p2p_rank_init(p2p_rank_t *r, int world)
 {
     memset(r, 0, sizeof *r);
-    r->world = world;
+    r->core.world = world;
     p2p_queue_init(&r->posted);
     p2p_queue_init(&r->unexpected);
     util_dlist_init(&r->stash);
-    if (p2p_proc.nprocs > 1) {
-        bool dense = (size_t)p2p_proc.nlocal * (size_t)p2p_proc.nranks <= P2P_SEQ_DENSE_MAX;
-        if (p2p_seq_init(&r->send_seq, p2p_proc.nranks, dense) != 0 ||
-            p2p_seq_init(&r->recv_seq, p2p_proc.nranks, dense) != 0)
+    if (core_proc.nprocs > 1) {
+        bool dense = (size_t)core_proc.nlocal * (size_t)core_proc.nranks <= P2P_SEQ_DENSE_MAX;
+        if (p2p_seq_init(&r->send_seq, core_proc.nranks, dense) != 0 ||
+            p2p_seq_init(&r->recv_seq, core_proc.nranks, dense) != 0)
             util_fatal("out of memory");
     }
-    comm_state_init(&r->comms, world, p2p_proc.nranks);
 }
 
 void p2p_rank_fini(p2p_rank_t *r)
@@ -231,7 +230,6 @@ void p2p_rank_fini(p2p_rank_t *r)
     }
     p2p_seq_fini(&r->send_seq);
     p2p_seq_fini(&r->recv_seq);
-    comm_state_fini(&r->comms);
 }
 
 /* With a single process nothing outside can wake a rank: when every rank is
@@ -244,8 +242,8 @@ static void check_deadlock(void)
         return;
     char msg[256];
     int blocked = 0;
-    for (int i = 0; i < p2p_proc.nlocal; i++)
-        blocked += p2p_proc.ranks[i].ult && p2p_proc.ranks[i].ult->state == RANK_ULT_BLOCKED;
+    for (int i = 0; i < core_proc.nlocal; i++)
+        blocked += p2p_proc.ranks[i].core.ult && p2p_proc.ranks[i].core.ult->state == RANK_ULT_BLOCKED;
     snprintf(msg, sizeof msg, "deadlock: all %d live ranks are blocked in MPI calls that no rank can satisfy",
              blocked);
     ucx_pmix_abort(1, msg);
@@ -273,7 +271,7 @@ int p2p_progress(void *unused)
         n += p2p_progress_hook();
     if (UTIL_UNLIKELY(p2p_proc.ncopies))
         n += p2p_copies_progress();
-    else if (n == 0 && p2p_proc.nprocs == 1)
+    else if (n == 0 && core_proc.nprocs == 1)
         check_deadlock();
     return n;
 }

@@ -192,8 +192,8 @@ static void incoming(p2p_rank_t *r, p2p_msg_t *msg)
         return;
     }
     p2p_unexp_add(&r->unexpected, &msg->m);
-    if (r->probing && r->ult->state == RANK_ULT_BLOCKED)
-        rank_wake(r->ult);
+    if (r->probing && r->core.ult->state == RANK_ULT_BLOCKED)
+        rank_wake(r->core.ult);
 }
 
 static inline const p2p_wire_hdr_t *wire_of(const p2p_msg_t *msg) { return (const p2p_wire_hdr_t *)(msg + 1); }
@@ -240,7 +240,7 @@ void p2p_env_arrived(void *wire, size_t len)
         return;
     }
     if (UTIL_UNLIKELY(!p2p_is_local(h->dst_world)))
-        util_fatal("envelope for rank %d reached process %d", h->dst_world, p2p_proc.proc);
+        util_fatal("envelope for rank %d reached process %d", h->dst_world, core_proc.proc);
     p2p_rank_t *r = p2p_local(h->dst_world);
     msg->m.ctx = h->ctx;
     msg->m.src = h->src;

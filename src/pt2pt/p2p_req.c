@@ -40,7 +40,7 @@ void p2p_req_cleanup(p2p_req_t *q)
         q->tmp = NULL;
     }
     if (q->c && UTIL_UNLIKELY(!q->c->predefined)) {
-        comm_release(q->c);
+        core_comm_release(q->c);
         q->c = NULL;
     }
     if (UTIL_UNLIKELY(!dt_is_predefined(q->dt))) {
@@ -98,7 +98,7 @@ void p2p_req_part_done(p2p_req_t *q)
     if (UTIL_UNLIKELY(q->cma_proc))
         p2p_cma_settled(q);
     p2p_rank_t *r = q->owner;
-    rank_ult_t *waiter = q->waiter ? q->waiter : r->ult; /* q may be released below */
+    rank_ult_t *waiter = q->waiter ? q->waiter : r->core.ult; /* q may be released below */
     if (q->internal) {
         p2p_bsend_done(q);
         r->internal_pending--;

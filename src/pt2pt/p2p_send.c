@@ -10,13 +10,13 @@
 
 static inline void wake_if_probing(p2p_rank_t *r)
 {
-    if (r->probing && r->ult->state == RANK_ULT_BLOCKED)
-        rank_wake(r->ult);
+    if (r->probing && r->core.ult->state == RANK_ULT_BLOCKED)
+        rank_wake(r->core.ult);
 }
 
 static void send_local(p2p_req_t *q, p2p_rank_t *dst)
 {
-    const comm_t *c = q->c;
+    const core_comm_t *c = q->c;
     p2p_mentry_t *e = p2p_posted_match(&dst->posted, q->ctx, c->rank, q->tag);
     if (e) {
         p2p_req_t *rq = UTIL_CONTAINER_OF(e, p2p_req_t, m);
@@ -41,7 +41,7 @@ static void send_local(p2p_req_t *q, p2p_rank_t *dst)
     msg->m.src = c->rank;
     msg->m.tag = q->tag;
     msg->size = q->bytes;
-    msg->src_world = q->owner->world;
+    msg->src_world = q->owner->core.world;
     msg->sync = q->mode == P2P_MODE_SYNC;
     msg->dev = q->dev;
     msg->pooled = false;
@@ -122,7 +122,7 @@ static void send_remote(p2p_req_t *q, int dst_world)
     h->ctx = q->ctx;
     h->src = q->c->rank;
     h->tag = q->tag;
-    h->src_world = me->world;
+    h->src_world = me->core.world;
     h->dst_world = dst_world;
     h->seq = (*p2p_seq(&me->send_seq, dst_world))++;
     h->size = q->bytes;
@@ -221,7 +221,7 @@ int p2p_send_start(p2p_req_t *q)
     q->status.ampi_cancelled = 0;
     q->status.ampi_count = 0;
     if (q->peer != MPI_PROC_NULL) {
-        int dst = comm_world_rank(q->c, q->peer);
+        int dst = core_comm_world_rank(q->c, q->peer);
         if (p2p_is_local(dst))
             send_local(q, p2p_local(dst));
         else

@@ -7,6 +7,7 @@
  * that decides what runs next and when progress is called. */
 #define _GNU_SOURCE
 #include "rank/rank_ult.h"
+#include "core/core_rank.h"
 #include "rank/rank_guard.h"
 #include "rank/rank_san.h"
 #include "rank/rank_stack.h"
@@ -94,6 +95,7 @@ static inline void run_ult(rank_pe_t *pe, rank_ult_t *ult)
         optopt = impl->optopt;
         optarg = impl->optarg;
     }
+    core_current = ult->user; /* the MPI rank it runs, for core_self() */
     rank_san_switch_begin(&asan_save, impl->stack.base, impl->stack.size);
     rank_ctx_switch(&pe->sched_ctx, &ult->ctx);
     rank_san_switch_end(asan_save, NULL, NULL);
@@ -105,6 +107,7 @@ static inline void run_ult(rank_pe_t *pe, rank_ult_t *ult)
         impl->optarg = optarg;
     }
     pe->current = NULL;
+    core_current = NULL;
     /* a stack without a guard page of its own (rank_stack.h): checked at
      * every switch, before a corrupted neighbour runs */
     if (!rank_stack_canary_ok(&impl->stack))

@@ -33,7 +33,7 @@ typedef struct rank_ult {
     rank_pe_t *pe;
     void (*fn)(void *);
     void *arg;
-    void *user;              /* owner's per-rank state (the MPI rank) */
+    struct core_rank *user;  /* the MPI rank it runs (core_self()) */
     int id;                  /* used in messages (e.g. the MPI rank) */
     void *stack_map;         /* mmap'ed region, guard page first */
     size_t stack_map_size;

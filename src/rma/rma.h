@@ -103,7 +103,7 @@ typedef struct rma_win {
     int world;            /* owner */
     uint32_t ctx;
     MPI_Comm comm;        /* private duplicate of the creating communicator */
-    comm_t *c;
+    core_comm_t *c;
     MPI_Group group;      /* MPI_Win_get_group's, made on demand */
     int rank, size;
     int flavor;

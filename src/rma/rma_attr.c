@@ -12,7 +12,7 @@
     (void)r_;                                                    \
     rma_win_t *W = rma_win_of(H);                                \
     if (!W)                                                      \
-    return env_error(NULL, MPI_ERR_WIN, FN)
+    return core_error(NULL, MPI_ERR_WIN, FN)
 
 /* ---- error handlers ---- */
 
@@ -35,8 +35,8 @@ int rma_win_error(rma_win_t *w, int errclass, const char *fn)
     p2p_rank_t *r = p2p_self();
     char msg[512];
     snprintf(msg, sizeof msg, "rank %d: %s: %s (on a window; MPI_ERRORS_ARE_FATAL: ending the job)",
-             r ? r->world : -1, fn, env_error_name(errclass));
-    env_abort_job(errclass, msg);
+             r ? r->core.world : -1, fn, core_error_name(errclass));
+    core_abort_job(errclass, msg);
 }
 
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
@@ -45,10 +45,10 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *
     P2P_ENTER(r, "MPI_Win_create_errhandler");
     (void)r;
     if (!fn || !errhandler)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Win_create_errhandler");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Win_create_errhandler");
     MPI_Win_errhandler_function **t = realloc(errh_fns, (size_t)(nerrh + 1) * sizeof *t);
     if (!t)
-        return env_error(NULL, MPI_ERR_NO_MEM, "MPI_Win_create_errhandler");
+        return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Win_create_errhandler");
     errh_fns = t;
     errh_fns[nerrh] = fn;
     *errhandler = RMA_ERRH_FIRST + nerrh++;
@@ -111,10 +111,10 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr
     P2P_ENTER(r, "MPI_Win_create_keyval");
     (void)r;
     if (!keyval)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Win_create_keyval");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Win_create_keyval");
     rma_keyval_t *t = realloc(keyvals, (size_t)(nkeyvals + 1) * sizeof *t);
     if (!t)
-        return env_error(NULL, MPI_ERR_NO_MEM, "MPI_Win_create_keyval");
+        return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Win_create_keyval");
     keyvals = t;
     keyvals[nkeyvals] = (rma_keyval_t){ copy, del, extra, true };
     *keyval = RMA_KEYVAL_FIRST + nkeyvals++;
@@ -128,7 +128,7 @@ int PMPI_Win_free_keyval(int *keyval)
     (void)r;
     rma_keyval_t *k = keyval ? keyval_of(*keyval) : NULL;
     if (!k)
-        return env_error(NULL, MPI_ERR_KEYVAL, "MPI_Win_free_keyval");
+        return core_error(NULL, MPI_ERR_KEYVAL, "MPI_Win_free_keyval");
     /* attributes still set keep their delete callback: the entry stays, unusable for new ones */
     k->live = false;
     *keyval = MPI_KEYVAL_INVALID;

@@ -147,14 +147,14 @@ int rma_net_init(void)
     st = ucp_worker_get_address(N.worker, &N.own, &N.own_len);
     if (st != UCS_OK)
         util_fatal("one-sided worker address: %s", ucs_status_string(st));
-    N.eps = calloc((size_t)p2p_proc.nprocs, sizeof *N.eps);
+    N.eps = calloc((size_t)core_proc.nprocs, sizeof *N.eps);
     if (!N.eps)
         util_fatal("out of memory");
     N.efd = -1;
     if (ucp_worker_get_efd(N.worker, &N.efd) != UCS_OK)
         N.efd = -1;
     N.up = true;
-    if (p2p_proc.nprocs > 1 && core_setting_bool(CORE_SET_RMA_PROGRESS)) {
+    if (core_proc.nprocs > 1 && core_setting_bool(CORE_SET_RMA_PROGRESS)) {
         atomic_store(&N.stop, false);
         if (pthread_create(&N.thread, NULL, thread_main, NULL) == 0)
             N.thread_on = true;
@@ -188,7 +188,7 @@ static held_t *held_list;
  * with the worker's lock held and may need ep_lk (lock order). */
 void rma_net_learn(int proc, const void *addr, size_t len)
 {
-    if (proc == p2p_proc.proc || __atomic_load_n(&N.eps[proc], __ATOMIC_ACQUIRE))
+    if (proc == core_proc.proc || __atomic_load_n(&N.eps[proc], __ATOMIC_ACQUIRE))
         return;
     ucp_ep_params_t ep_params = {
         .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
@@ -367,7 +367,7 @@ void rma_net_fini(void)
     /* every rank has passed MPI_Finalize's barrier: no one-sided traffic is
      * left, and a peer may already be gone, so nothing waits for it */
     ucp_request_param_t force = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE };
-    for (int i = 0; i < p2p_proc.nprocs; i++) {
+    for (int i = 0; i < core_proc.nprocs; i++) {
         if (N.eps[i]) {
             void *c = ucp_ep_close_nbx(N.eps[i], &force);
             if (UCS_PTR_IS_PTR(c)) {

@@ -341,7 +341,7 @@ static int issue(const char *fn, MPI_Win win, rma_args_t *a, MPI_Request *reques
     P2P_ENTER(r, fn);
     rma_win_t *w = rma_win_of(win);
     if (!w)
-        return env_error(NULL, MPI_ERR_WIN, fn);
+        return core_error(NULL, MPI_ERR_WIN, fn);
     int err = check(w, a);
     if (err != MPI_SUCCESS && err != RMA_NOTHING)
         return rma_win_error(w, err, fn);
@@ -401,7 +401,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
                      .target = target_rank, .disp = target_disp, .tcount = target_count, .tdt = target_datatype,
                      .rdt = MPI_BYTE };
     if (!request)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Rput");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Rput");
     return issue("MPI_Rput", win, &a, request);
 }
 
@@ -424,7 +424,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                      .odt = MPI_BYTE, .target = target_rank, .disp = target_disp, .tcount = target_count,
                      .tdt = target_datatype };
     if (!request)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Rget");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Rget");
     return issue("MPI_Rget", win, &a, request);
 }
 
@@ -447,7 +447,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
                      .target = target_rank, .disp = target_disp, .tcount = target_count, .tdt = target_datatype,
                      .op = op, .rdt = MPI_BYTE };
     if (!request)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Raccumulate");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Raccumulate");
     return issue("MPI_Raccumulate", win, &a, request);
 }
 
@@ -474,7 +474,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
                      .target = target_rank, .disp = target_disp, .tcount = target_count, .tdt = target_datatype,
                      .op = op };
     if (!request)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Rget_accumulate");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Rget_accumulate");
     return issue("MPI_Rget_accumulate", win, &a, request);
 }
 
@@ -496,6 +496,6 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                      .rbuf = result_addr, .rcount = 1, .rdt = datatype, .target = target_rank,
                      .disp = target_disp, .tcount = 1, .tdt = datatype };
     if (!dt_is_predefined(datatype))
-        return env_error(NULL, MPI_ERR_TYPE, "MPI_Compare_and_swap");
+        return core_error(NULL, MPI_ERR_TYPE, "MPI_Compare_and_swap");
     return issue("MPI_Compare_and_swap", win, &a, NULL);
 }

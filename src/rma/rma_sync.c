@@ -21,7 +21,7 @@
     (void)r_;                                                    \
     rma_win_t *W = rma_win_of(H);                                \
     if (!W)                                                      \
-    return env_error(NULL, MPI_ERR_WIN, FN)
+    return core_error(NULL, MPI_ERR_WIN, FN)
 
 /* The ranks' progress hook (pt2pt calls it from its progress once a window exists). */
 static int hook(void) { return rma_target_deferred() + rma_net_progress(); }

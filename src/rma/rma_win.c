@@ -22,7 +22,7 @@ rma_win_t *rma_win_of(MPI_Win h)
         return NULL;
     rma_win_t *w = handles[h - 1];
     p2p_rank_t *r = p2p_self();
-    return w && r && w->world == r->world ? w : NULL;
+    return w && r && w->world == r->core.world ? w : NULL;
 }
 
 static rma_win_t *last; /* rma_lookup's last hit, under reg_lk */
@@ -132,13 +132,13 @@ static void win_free_object(rma_win_t *w)
 static int win_begin(p2p_rank_t *r, MPI_Comm comm, int flavor, int disp_unit, MPI_Info info, const char *fn,
                      rma_win_t **out)
 {
-    comm_t *c0 = p2p_comm(r, comm);
+    core_comm_t *c0 = p2p_comm(r, comm);
     if (!c0)
-        return env_error(NULL, MPI_ERR_COMM, fn);
+        return core_error(NULL, MPI_ERR_COMM, fn);
     if (disp_unit <= 0)
-        return env_error(c0, MPI_ERR_DISP, fn);
-    if (p2p_proc.nprocs > 1 && rma_net_init() != 0)
-        return env_error_msg(c0, MPI_ERR_OTHER, fn, "the one-sided UCX worker could not be created");
+        return core_error(c0, MPI_ERR_DISP, fn);
+    if (core_proc.nprocs > 1 && rma_net_init() != 0)
+        return core_error_msg(c0, MPI_ERR_OTHER, fn, "the one-sided UCX worker could not be created");
     rma_progress_start();
     rma_win_t *w = xcalloc(1, sizeof *w);
     int err = PMPI_Comm_dup(comm, &w->comm);
@@ -147,7 +147,7 @@ static int win_begin(p2p_rank_t *r, MPI_Comm comm, int flavor, int disp_unit, MP
         return err;
     }
     w->c = p2p_comm(r, w->comm);
-    w->world = r->world;
+    w->world = r->core.world;
     w->ctx = w->c->ctx;
     w->rank = w->c->rank;
     w->size = w->c->size;
@@ -181,14 +181,14 @@ static int win_begin(p2p_rank_t *r, MPI_Comm comm, int flavor, int disp_unit, MP
 static int win_exchange(rma_win_t *w)
 {
     const void *addr = NULL;
-    size_t alen = p2p_proc.nprocs > 1 ? rma_net_address(&addr) : 0;
+    size_t alen = core_proc.nprocs > 1 ? rma_net_address(&addr) : 0;
     int my_len = (int)alen, max_len = 0;
     int err = PMPI_Allreduce(&my_len, &max_len, 1, MPI_INT, MPI_MAX, w->comm);
     if (err != MPI_SUCCESS)
         return err;
     size_t card = (sizeof(member_card_t) + (size_t)max_len + 7) & ~(size_t)7;
     char *mine = xcalloc(1, card), *all = xcalloc((size_t)w->size, card);
-    member_card_t mc = { w->world, p2p_proc.proc, w->disp_unit, my_len, (int32_t)getpid(), w->dev,
+    member_card_t mc = { w->world, core_proc.proc, w->disp_unit, my_len, (int32_t)getpid(), w->dev,
                          (uint64_t)(uintptr_t)w->base, (uint64_t)w->wsize };
     memcpy(mine, &mc, sizeof mc);
     if (alen)
@@ -219,7 +219,7 @@ static int win_finish(rma_win_t *w, MPI_Win *win, const char *fn)
         return err;
     w->handle = handle_add(w);
     if (w->handle == MPI_WIN_NULL)
-        return env_error(w->c, MPI_ERR_NO_MEM, fn);
+        return core_error(w->c, MPI_ERR_NO_MEM, fn);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -229,7 +229,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 {
     P2P_ENTER(r, "MPI_Win_create");
     if (size < 0 || !win)
-        return env_error(p2p_comm(r, comm), size < 0 ? MPI_ERR_SIZE : MPI_ERR_ARG, "MPI_Win_create");
+        return core_error(p2p_comm(r, comm), size < 0 ? MPI_ERR_SIZE : MPI_ERR_ARG, "MPI_Win_create");
     rma_win_t *w;
     int err = win_begin(r, comm, MPI_WIN_FLAVOR_CREATE, disp_unit, info, "MPI_Win_create", &w);
     if (err != MPI_SUCCESS)
@@ -244,13 +244,13 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 {
     P2P_ENTER(r, "MPI_Win_allocate");
     if (size < 0 || !win || !baseptr)
-        return env_error(p2p_comm(r, comm), size < 0 ? MPI_ERR_SIZE : MPI_ERR_ARG, "MPI_Win_allocate");
+        return core_error(p2p_comm(r, comm), size < 0 ? MPI_ERR_SIZE : MPI_ERR_ARG, "MPI_Win_allocate");
     rma_win_t *w;
     int err = win_begin(r, comm, MPI_WIN_FLAVOR_ALLOCATE, disp_unit, info, "MPI_Win_allocate", &w);
     if (err != MPI_SUCCESS)
         return err;
     if (size > 0 && posix_memalign(&w->alloc, 64, (size_t)size) != 0)
-        return env_error(w->c, MPI_ERR_NO_MEM, "MPI_Win_allocate");
+        return core_error(w->c, MPI_ERR_NO_MEM, "MPI_Win_allocate");
     w->base = w->alloc;
     w->wsize = size;
     *(void **)baseptr = w->base;
@@ -276,7 +276,7 @@ static int shared_map(rma_win_t *w, MPI_Aint size)
     }
     free(sizes);
     char name[128];
-    snprintf(name, sizeof name, "/ampi-win-%s-%u-%d", ucx_pmix_nspace(), w->ctx, comm_world_rank(w->c, 0));
+    snprintf(name, sizeof name, "/ampi-win-%s-%u-%d", ucx_pmix_nspace(), w->ctx, core_comm_world_rank(w->c, 0));
     for (char *p = name + 1; *p; p++)
         if (*p == '/')
             *p = '_';
@@ -321,7 +321,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 {
     P2P_ENTER(r, "MPI_Win_allocate_shared");
     if (size < 0 || !win || !baseptr)
-        return env_error(p2p_comm(r, comm), size < 0 ? MPI_ERR_SIZE : MPI_ERR_ARG, "MPI_Win_allocate_shared");
+        return core_error(p2p_comm(r, comm), size < 0 ? MPI_ERR_SIZE : MPI_ERR_ARG, "MPI_Win_allocate_shared");
     rma_win_t *w;
     int err = win_begin(r, comm, MPI_WIN_FLAVOR_SHARED, disp_unit, info, "MPI_Win_allocate_shared", &w);
     if (err != MPI_SUCCESS)
@@ -338,7 +338,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     P2P_ENTER(r, "MPI_Win_create_dynamic");
     if (!win)
-        return env_error(p2p_comm(r, comm), MPI_ERR_ARG, "MPI_Win_create_dynamic");
+        return core_error(p2p_comm(r, comm), MPI_ERR_ARG, "MPI_Win_create_dynamic");
     rma_win_t *w;
     int err = win_begin(r, comm, MPI_WIN_FLAVOR_DYNAMIC, 1, info, "MPI_Win_create_dynamic", &w);
     if (err != MPI_SUCCESS)
@@ -352,7 +352,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     (void)r_;                                                    \
     rma_win_t *W = rma_win_of(H);                                \
     if (!W)                                                      \
-    return env_error(NULL, MPI_ERR_WIN, FN)
+    return core_error(NULL, MPI_ERR_WIN, FN)
 
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
@@ -424,7 +424,7 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 int PMPI_Win_free(MPI_Win *win)
 {
     if (!win)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Win_free");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Win_free");
     RMA_WIN(w, *win, "MPI_Win_free");
     if (w->access || w->expose || w->nlocks || w->lock_all)
         return rma_win_error(w, MPI_ERR_RMA_SYNC, "MPI_Win_free");

@@ -1,11 +1,10 @@
 /* Error classes, their strings, and the error handlers. */
 #define AMPI_BUILDING_LIBRARY 1
-#include "env/env_err.h"
-#include "pt2pt/p2p.h"
-#include "ucx/ucx_pmix.h"
-#include "util/util_log.h"
+#include "core/core_err.h"
+#include "core/core_rank.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const err_text[MPI_ERR_LASTCODE + 1][2] = {
@@ -70,7 +69,7 @@ static const char *const err_text[MPI_ERR_LASTCODE + 1][2] = {
     [MPI_ERR_IO] = { "MPI_ERR_IO", "I/O error" },
 };
 
-const char *env_error_name(int c)
+const char *core_error_name(int c)
 {
     return c >= 0 && c <= MPI_ERR_LASTCODE && err_text[c][0] ? err_text[c][0] : "MPI_ERR_UNKNOWN";
 }
@@ -80,33 +79,43 @@ static const char *error_text(int c)
     return c >= 0 && c <= MPI_ERR_LASTCODE && err_text[c][1] ? err_text[c][1] : "unknown error code";
 }
 
-void env_abort_job(int status, const char *msg) { ucx_pmix_abort(status, msg); }
+static void (*abort_fn)(int status, const char *msg);
 
-int env_error_msg(comm_t *c, int errclass, const char *func, const char *detail)
+void core_set_abort(void (*abort_job)(int status, const char *msg)) { abort_fn = abort_job; }
+
+void core_abort_job(int status, const char *msg)
 {
-    p2p_rank_t *r = p2p_self();
+    if (abort_fn)
+        abort_fn(status, msg);
+    fprintf(stderr, "ampi: %s\n", msg);
+    exit(status ? status : 1);
+}
+
+int core_error_msg(core_comm_t *c, int errclass, const char *func, const char *detail)
+{
+    core_rank_t *r = core_self();
     MPI_Errhandler eh = c ? c->errh : r ? r->comms.world.errh : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN)
         return errclass;
     char msg[512];
     snprintf(msg, sizeof msg, "rank %d: %s: %s: %s%s%s (MPI_ERRORS_ARE_FATAL: ending the job)",
-             r ? r->world : -1, func, env_error_name(errclass), error_text(errclass), detail ? ": " : "",
+             r ? r->world : -1, func, core_error_name(errclass), error_text(errclass), detail ? ": " : "",
              detail ? detail : "");
-    env_abort_job(errclass, msg);
+    core_abort_job(errclass, msg);
 }
 
-int env_error(comm_t *c, int errclass, const char *func) { return env_error_msg(c, errclass, func, NULL); }
+int core_error(core_comm_t *c, int errclass, const char *func) { return core_error_msg(c, errclass, func, NULL); }
 
-int env_not_initialized(const char *func)
+int core_not_initialized(const char *func)
 {
-    p2p_rank_t *r = p2p_self();
+    core_rank_t *r = core_self();
     char msg[256];
     if (!r)
         snprintf(msg, sizeof msg, "%s called outside an MPI rank: build the program with ampicc", func);
     else
         snprintf(msg, sizeof msg, "rank %d: %s called %s", r->world, func,
                  r->finalized ? "after MPI_Finalize" : "before MPI_Init");
-    env_abort_job(MPI_ERR_OTHER, msg);
+    core_abort_job(MPI_ERR_OTHER, msg);
 }
 
 #pragma weak MPI_Error_string = PMPI_Error_string
@@ -114,7 +123,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen)
         return MPI_ERR_ARG;
-    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", env_error_name(errorcode), error_text(errorcode));
+    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", core_error_name(errorcode), error_text(errorcode));
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }
@@ -123,7 +132,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
-        return env_error(NULL, MPI_ERR_ARG, "MPI_Error_class");
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Error_class");
     *errorclass = errorcode; /* every code we return is its own class */
     return MPI_SUCCESS;
 }
