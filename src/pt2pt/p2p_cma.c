@@ -214,7 +214,7 @@ static void send_put(const p2p_msg_t *msg, p2p_req_t *q, size_t off, size_t n)
     p2p_wire_hdr_t h = { .kind = P2P_WIRE_CMA_PUT, .src_world = q->owner->core.world, .dst_world = msg->src_world,
                          .size = n - off,
                          .sreq = msg->sreq,                      /* the sender's request: its buffer */
-                         .payload_tag = (uint64_t)(uintptr_t)q }; /* echoed in the FIN */
+                         .rreq = p2p_reqid_issue(q) }; /* named by the FIN */
     put_desc_t d = { .addr = (uint64_t)(uintptr_t)q->buf + off, .off = off, .pid = (int32_t)getpid() };
     q->pending++; /* the FIN */
     (void)VALGRIND_MAKE_MEM_DEFINED((char *)q->buf + off, n - off);
@@ -225,15 +225,23 @@ static void send_put(const p2p_msg_t *msg, p2p_req_t *q, size_t off, size_t n)
  * (h->size bytes ending where the message ends), then FIN. */
 void p2p_cma_put_arrived(const p2p_wire_hdr_t *h, size_t len)
 {
-    if (UTIL_UNLIKELY(len != sizeof *h + sizeof(put_desc_t)))
-        util_fatal("CMA PUT request of %zu bytes", len);
     /* our request is still running: it waits for this write and for the
      * receiver's ACK (cma_desc_t.split) */
-    p2p_req_t *q = (p2p_req_t *)(uintptr_t)h->sreq;
+    p2p_req_t *q = p2p_reply_target(h->sreq, "a CMA PUT request");
+    if (UTIL_UNLIKELY(!q))
+        return;
     put_desc_t d;
+    if (UTIL_UNLIKELY(len != sizeof *h + sizeof d)) {
+        p2p_reply_malformed(q, "a CMA PUT request", len);
+        return;
+    }
     memcpy(&d, h + 1, sizeof d);
+    if (UTIL_UNLIKELY(d.off > q->bytes || h->size > q->bytes - d.off)) {
+        p2p_reply_malformed(q, "a CMA PUT request", len);
+        return;
+    }
     copy_with((pid_t)d.pid, (char *)q->buf + d.off, d.addr, h->size, true, h->src_world);
-    p2p_send_ack(h->src_world, h->payload_tag); /* the FIN */
+    p2p_send_ack(h->src_world, h->rreq); /* the FIN */
     p2p_req_part_done(q);
 }
 

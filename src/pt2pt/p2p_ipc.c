@@ -65,7 +65,7 @@ static bool send_cts(const p2p_msg_t *msg, p2p_req_t *q, size_t n)
     if (!gpu_ipc_export(q->buf, n, &d))
         return false;
     p2p_wire_hdr_t h = { .kind = P2P_WIRE_CTS, .src_world = q->owner->core.world, .dst_world = msg->src_world,
-                         .size = n, .sreq = msg->sreq, .payload_tag = (uint64_t)(uintptr_t)q /* echoed in the FIN */ };
+                         .size = n, .sreq = msg->sreq, .rreq = p2p_reqid_issue(q) /* named by the FIN */ };
     p2p_send_ctl_desc(p2p_proc_of(msg->src_world), &h, &d, sizeof d, false, "a CTS");
     return true;
 }
@@ -87,14 +87,18 @@ static void pushed(void *arg)
 /* Sender: the receiver's CTS; copy our buffer into its buffer. */
 void p2p_ipc_cts_arrived(const p2p_wire_hdr_t *h, size_t len)
 {
-    if (UTIL_UNLIKELY(len != sizeof *h + sizeof(gpu_ipc_desc_t)))
-        util_fatal("CTS of %zu bytes", len);
-    p2p_req_t *q = (p2p_req_t *)(uintptr_t)h->sreq;
+    p2p_req_t *q = p2p_reply_target(h->sreq, "a CTS");
+    if (UTIL_UNLIKELY(!q))
+        return;
+    if (UTIL_UNLIKELY(len != sizeof *h + sizeof(gpu_ipc_desc_t) || h->size > q->bytes)) {
+        p2p_reply_malformed(q, "a CTS", len);
+        return;
+    }
     ipc_push_t *x = malloc(sizeof *x);
     if (!x)
         util_fatal("out of memory");
     x->peer_world = h->src_world;
-    x->req = h->payload_tag;
+    x->req = h->rreq;
     void *dst = gpu_ipc_import(p2p_proc_of(h->src_world), (const gpu_ipc_desc_t *)(h + 1), &x->token);
     if (!dst)
         util_fatal("cannot map the device buffer of rank %d (CUDA IPC); AMPI_GPU_IPC=0 avoids this route",

@@ -60,8 +60,10 @@ typedef struct env_key {
 /* inlined into both callers: the key then lives in registers */
 static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k, const void *payload, size_t size)
 {
-    if (UTIL_UNLIKELY(!p2p_is_local(k->dst_world)))
-        return false; /* p2p_env_arrived reports it */
+    /* one branch for both ranks: a bad one goes to p2p_env_arrived, which
+     * rejects it (recv_seq is indexed by the sender's) */
+    if (UTIL_UNLIKELY(!p2p_is_local(k->dst_world) | ((unsigned)k->src_world >= (unsigned)core_proc.nranks)))
+        return false;
     p2p_rank_t *r = p2p_local(k->dst_world);
     /* an earlier envelope from the same sender still has to enter first */
     if (k->seq != *p2p_seq(&r->recv_seq, k->src_world) || UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))

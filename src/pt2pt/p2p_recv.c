@@ -3,6 +3,7 @@
 #include "pt2pt/p2p.h"
 #include "util/util_log.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,11 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
     case P2P_MSG_CMA:
         p2p_cma_deliver(msg, q, n); /* ACKs once read, also for Ssend */
         return;
+    case P2P_MSG_ERROR: /* a malformed envelope (p2p_env_arrived) */
+        p2p_req_fail(q, MPI_ERR_INTERN);
+        p2p_msg_free(msg);
+        p2p_req_part_done(q);
+        return;
     case P2P_MSG_RNDV: {
         if (msg->sync)
             send_ack(msg);
@@ -217,30 +223,76 @@ static void drain_stash(p2p_rank_t *r)
     }
 }
 
+/* The request a reply names (p2p_wire.h), or NULL after saying why. */
+p2p_req_t *p2p_reply_target(uint64_t id, const char *what)
+{
+    p2p_req_t *q = p2p_reqid_find(id);
+    if (UTIL_UNLIKELY(!q))
+        util_warn("rejected %s: request id %#llx was never issued or has completed", what, (unsigned long long)id);
+    return q;
+}
+
+/* A reply whose request was found but whose body does not match its kind:
+ * that request fails (the part the reply would have finished ends). */
+void p2p_reply_malformed(p2p_req_t *q, const char *what, size_t len)
+{
+    util_warn("rejected %s of %zu bytes: malformed", what, len);
+    p2p_req_fail(q, MPI_ERR_INTERN);
+    p2p_req_part_done(q);
+}
+
+/* The body that a sequenced envelope of h's kind must have, or -1 for a
+ * kind that is not one. */
+static long body_len(const p2p_wire_hdr_t *h)
+{
+    switch (h->kind) {
+    case P2P_WIRE_EAGER:
+        return h->size <= (uint64_t)LONG_MAX ? (long)h->size : -2;
+    case P2P_WIRE_RNDV:
+        return (h->flags & P2P_WIRE_STAGED) && h->chunk == 0 ? -2 : 0;
+    case P2P_WIRE_CMA:
+        return (long)p2p_cma_desc_size();
+    case P2P_WIRE_IPC:
+        return P2P_IPC_DESC_SIZE;
+    default:
+        return -1;
+    }
+}
+
 void p2p_env_arrived(void *wire, size_t len)
 {
     const p2p_wire_hdr_t *h = wire;
     p2p_msg_t *msg = (p2p_msg_t *)wire - 1;
-    if (UTIL_UNLIKELY(len < sizeof *h))
-        util_fatal("short envelope (%zu bytes)", len);
-    if (h->kind == P2P_WIRE_CTS) {
+    if (UTIL_UNLIKELY(len < sizeof *h)) {
+        util_warn("rejected an envelope of %zu bytes: shorter than a header", len);
+        p2p_msg_free(msg);
+        return;
+    }
+    switch (h->kind) {
+    case P2P_WIRE_CTS:
         p2p_ipc_cts_arrived(h, len);
         p2p_msg_free(msg);
         return;
-    }
-    if (h->kind == P2P_WIRE_CMA_PUT) {
+    case P2P_WIRE_CMA_PUT:
         p2p_cma_put_arrived(h, len);
         p2p_msg_free(msg);
         return;
-    }
-    if (h->kind == P2P_WIRE_ACK) {
-        p2p_req_t *sender = (p2p_req_t *)(uintptr_t)h->sreq;
+    case P2P_WIRE_ACK: {
+        p2p_req_t *q = p2p_reply_target(h->sreq, "an ACK");
         p2p_msg_free(msg);
-        p2p_req_part_done(sender);
+        if (UTIL_LIKELY(q != NULL))
+            p2p_req_part_done(q);
         return;
     }
-    if (UTIL_UNLIKELY(!p2p_is_local(h->dst_world)))
-        util_fatal("envelope for rank %d reached process %d", h->dst_world, core_proc.proc);
+    }
+    long body = body_len(h);
+    if (UTIL_UNLIKELY(body == -1 || !p2p_is_local(h->dst_world) ||
+                      (unsigned)h->src_world >= (unsigned)core_proc.nranks)) {
+        util_warn("rejected an envelope of kind %d from rank %d to rank %d: %s", h->kind, h->src_world,
+                  h->dst_world, body == -1 ? "no such kind" : "no such rank here");
+        p2p_msg_free(msg);
+        return;
+    }
     p2p_rank_t *r = p2p_local(h->dst_world);
     msg->m.ctx = h->ctx;
     msg->m.src = h->src;
@@ -250,21 +302,21 @@ void p2p_env_arrived(void *wire, size_t len)
     msg->sync = h->flags & P2P_WIRE_SYNC;
     msg->sreq = h->sreq;
     msg->lreq = NULL;
-    if (h->kind == P2P_WIRE_EAGER) {
+    msg->data = h + 1;
+    if (UTIL_UNLIKELY(body < 0 || len != sizeof *h + (size_t)body)) {
+        /* its envelope is sound: it takes its turn and fails the receive
+         * it matches, which then learns of it (MPI_ERR_INTERN) */
+        util_warn("rejected an envelope of kind %d and %zu bytes from rank %d: its body does not match its kind",
+                  h->kind, len, h->src_world);
+        msg->kind = P2P_MSG_ERROR;
+        msg->size = 0;
+        msg->sync = false;
+    } else if (h->kind == P2P_WIRE_EAGER) {
         msg->kind = P2P_MSG_EAGER;
-        msg->data = h + 1;
-        if (UTIL_UNLIKELY(len != sizeof *h + h->size))
-            util_fatal("eager envelope of %zu bytes announces %llu", len, (unsigned long long)h->size);
     } else if (h->kind == P2P_WIRE_CMA) {
-        msg->kind = P2P_MSG_CMA;
-        msg->data = h + 1; /* the sender's pid and address */
-        if (UTIL_UNLIKELY(len != sizeof *h + p2p_cma_desc_size()))
-            util_fatal("CMA envelope of %zu bytes", len);
+        msg->kind = P2P_MSG_CMA; /* data: the sender's pid and address */
     } else if (h->kind == P2P_WIRE_IPC) {
-        msg->kind = P2P_MSG_IPC;
-        msg->data = h + 1; /* gpu_ipc_desc_t */
-        if (UTIL_UNLIKELY(len != sizeof *h + P2P_IPC_DESC_SIZE))
-            util_fatal("IPC envelope of %zu bytes", len);
+        msg->kind = P2P_MSG_IPC; /* data: gpu_ipc_desc_t */
     } else {
         msg->kind = P2P_MSG_RNDV;
         msg->data = NULL;

@@ -95,8 +95,12 @@ void p2p_req_part_done(p2p_req_t *q)
             dt_unpack(q->pack, (size_t)q->status.ampi_count, q->ubuf, q->count, q->dt);
     }
     q->complete = true;
-    if (UTIL_UNLIKELY(q->cma_proc))
-        p2p_cma_settled(q);
+    if (UTIL_UNLIKELY((q->cma_proc | (int)q->wire_slot) != 0)) { /* peers named it: they are done with it */
+        if (q->wire_slot)
+            p2p_reqid_retire(q);
+        if (q->cma_proc)
+            p2p_cma_settled(q);
+    }
     p2p_rank_t *r = q->owner;
     rank_ult_t *waiter = q->waiter ? q->waiter : r->core.ult; /* q may be released below */
     if (q->internal) {

@@ -89,7 +89,7 @@ void p2p_send_desc_envelope(p2p_req_t *q, int proc, uint8_t kind, size_t desc_le
     p2p_wire_hdr_t *h = &q->hdr;
     h->kind = kind;
     if (!(h->flags & P2P_WIRE_SYNC)) { /* an Ssend counted its ACK already */
-        h->sreq = (uint64_t)(uintptr_t)q;
+        h->sreq = p2p_reqid_issue(q);
         q->pending++;
     }
     q->pending += extra + 1; /* + the envelope's own send */
@@ -130,7 +130,7 @@ static void send_remote(p2p_req_t *q, int dst_world)
     h->sreq = 0;
     if (q->mode == P2P_MODE_SYNC) {
         h->flags = P2P_WIRE_SYNC;
-        h->sreq = (uint64_t)(uintptr_t)q;
+        h->sreq = p2p_reqid_issue(q);
         q->pending++; /* the ACK */
     }
     q->op_env.done = p2p_env_sent;
