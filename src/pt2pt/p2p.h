@@ -52,5 +52,6 @@
 #include "pt2pt/p2p_types.h"
 #include "pt2pt/p2p_wire.h"
 #include "pt2pt/p2p_routes.h"
+#include "pt2pt/p2p_short.h"
 
 #endif

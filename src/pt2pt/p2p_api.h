@@ -42,9 +42,11 @@ static inline int p2p_check_args(p2p_rank_t *r, const void *buf, int count, MPI_
 /* Derived datatypes: keep the type alive, point buf at the data (or at a packing buffer). */
 void p2p_req_setup_derived(p2p_req_t *q, const void *buf, MPI_Datatype dt);
 /* Inlined into every entry point: a call passing ten arguments cost more
- * than the stores it makes. */
-static inline void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode,
-                                 const void *buf, int count, MPI_Datatype dt, int peer, int tag, core_comm_t *c)
+ * than the stores it makes.  dev: the caller classified the buffer already
+ * (a predefined type's), so it is not asked twice; -1: classify here. */
+static inline void p2p_req_setup_dev(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode,
+                                     const void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                                     core_comm_t *c, int dev)
 {
     p2p_req_init(q, r, kind);
     q->mode = (uint8_t)mode;
@@ -54,7 +56,7 @@ static inline void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kin
     q->bytes = (size_t)count * dt_size(dt);
     if (UTIL_UNLIKELY(!dt_is_predefined(dt)))
         p2p_req_setup_derived(q, buf, dt);
-    q->dev = p2p_is_device(q->buf, q->bytes);
+    q->dev = dev >= 0 ? dev : p2p_is_device(q->buf, q->bytes);
     q->peer = peer;
     q->tag = tag;
     q->c = c;
@@ -62,6 +64,11 @@ static inline void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kin
         core_comm_retain(c); /* MPI_Comm_free may come before the request ends */
     q->comm = c ? c->handle : MPI_COMM_NULL;
     q->ctx = c ? c->ctx : 0;
+}
+static inline void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode,
+                                 const void *buf, int count, MPI_Datatype dt, int peer, int tag, core_comm_t *c)
+{
+    p2p_req_setup_dev(q, r, kind, mode, buf, count, dt, peer, tag, c, -1);
 }
 /* Fill a fresh request with the arguments of a send or receive. */
 p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,

@@ -144,7 +144,7 @@ void p2p_cma_fini(void)
 
 bool p2p_cma_peer(int proc) { return peer_ok && peer_ok[proc]; }
 
-bool p2p_cma_send(p2p_req_t *q, int proc)
+bool p2p_cma_start(p2p_req_t *q, int proc)
 {
     if (!peer_ok || !peer_ok[proc])
         return false;
@@ -154,6 +154,7 @@ bool p2p_cma_send(p2p_req_t *q, int proc)
     q->cma_proc = proc + 1;
     unsettled[proc]++;
     p2p_send_desc_envelope(q, proc, P2P_WIRE_CMA, sizeof *d, split); /* split: a second settlement */
+    shm_mark(proc);
     return true;
 }
 
@@ -218,7 +219,7 @@ static void send_put(const p2p_msg_t *msg, p2p_req_t *q, size_t off, size_t n)
     put_desc_t d = { .addr = (uint64_t)(uintptr_t)q->buf + off, .off = off, .pid = (int32_t)getpid() };
     q->pending++; /* the FIN */
     (void)VALGRIND_MAKE_MEM_DEFINED((char *)q->buf + off, n - off);
-    p2p_send_ctl_desc(p2p_proc_of(msg->src_world), &h, &d, sizeof d, false, "a CMA PUT request");
+    p2p_send_ctl_desc(p2p_proc_of(msg->src_world), &h, &d, sizeof d, "a CMA PUT request");
 }
 
 /* Sender: the receiver's PUT request; write the tail of our buffer into it

@@ -34,7 +34,7 @@
 _Static_assert(sizeof(gpu_ipc_desc_t) == P2P_IPC_DESC_SIZE, "P2P_IPC_DESC_SIZE");
 _Static_assert(P2P_IPC_DESC_SIZE <= P2P_INLINE_MAX, "the descriptor travels in the request's inline buffer");
 
-bool p2p_ipc_send(p2p_req_t *q, int proc)
+bool p2p_ipc_start(p2p_req_t *q, int proc)
 {
     gpu_ipc_desc_t *d = (gpu_ipc_desc_t *)q->inl;
     /* a handle means nothing on another node: the UCX route takes it */
@@ -66,7 +66,7 @@ static bool send_cts(const p2p_msg_t *msg, p2p_req_t *q, size_t n)
         return false;
     p2p_wire_hdr_t h = { .kind = P2P_WIRE_CTS, .src_world = q->owner->core.world, .dst_world = msg->src_world,
                          .size = n, .sreq = msg->sreq, .rreq = p2p_reqid_issue(q) /* named by the FIN */ };
-    p2p_send_ctl_desc(p2p_proc_of(msg->src_world), &h, &d, sizeof d, false, "a CTS");
+    p2p_send_ctl_desc(p2p_proc_of(msg->src_world), &h, &d, sizeof d, "a CTS");
     return true;
 }
 

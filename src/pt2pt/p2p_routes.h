@@ -28,6 +28,10 @@ static inline int p2p_env_send(int proc, const void *hdr, size_t hlen, const voi
 p2p_req_t *p2p_reply_target(uint64_t id, const char *what);
 void p2p_reply_malformed(p2p_req_t *q, const char *what, size_t len);
 
+/* The intake (p2p_recv.c): UCX's AM callback and the rings' poll hand it
+ * each envelope (ucx.h, shm.h) */
+void *p2p_env_intake(const void *hdr, size_t hlen, const void *data, size_t dlen, bool in_order, size_t *len);
+bool p2p_shm_envelope(const void *env, size_t len);
 /* the envelope handlers given to ucx_init */
 void *p2p_env_alloc(size_t len);
 void p2p_env_arrived(void *wire, size_t len);
@@ -52,90 +56,114 @@ void p2p_copy_sync(void *dst, const void *src, size_t n);
 int p2p_copies_progress(void);
 /* The same, then call fn(arg) (before completing a). */
 void p2p_copy_then_call(void *dst, const void *src, size_t n, p2p_req_t *a, void (*fn)(void *), void *arg);
+/* Non-contiguous device buffers (p2p_gpu.c): their elements gathered into
+ * q's device pack buffer by the GPU before the send starts (p2p_req_pack's
+ * counterpart), scattered by it after a receive (q completes once that has
+ * run). */
+void p2p_dev_pack(p2p_req_t *q);
+void p2p_dev_unpack_then_complete(p2p_req_t *q);
+/* Gather `count` elements of type dt at device buffer src into dst, which
+ * is contiguous device memory, and wait (letting the PE's other ranks run). */
+void p2p_dev_pack_wait(void *dst, const void *src, int count, MPI_Datatype dt);
 void p2p_send_desc_envelope(p2p_req_t *q, int proc, uint8_t kind, size_t desc_len, int extra);
-/* The CUDA IPC route (p2p_ipc.c): false when the buffer cannot be exported
- * (the caller then takes the UCX route); the envelope header is filled. */
-bool p2p_ipc_send(p2p_req_t *q, int proc);
+/* The CUDA IPC route (p2p_ipc.c; p2p_ipc_start declines memory that
+ * cannot be exported). */
 void p2p_ipc_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n);
 void p2p_ipc_cts_arrived(const p2p_wire_hdr_t *h, size_t len);
 /* The cross-memory-attach route for host payloads (p2p_cma.c): publish
  * whether this process takes part (before the PMIx fence), learn which peers
- * do (after it); p2p_cma_send is false when the peer does not (the caller
- * then takes the UCX route), else it has sent the envelope. */
+ * do (after it); p2p_cma_start declines a peer that does not. */
 void p2p_cma_publish(void);
 void p2p_cma_attach(void);
 void p2p_cma_fini(void);
 /* Both this process and proc may read and write each other's memory. */
 bool p2p_cma_peer(int proc);
-bool p2p_cma_send(p2p_req_t *q, int proc);
-void p2p_cma_settled(p2p_req_t *q); /* a send of p2p_cma_send's completed (p2p_req_part_done) */
+void p2p_cma_settled(p2p_req_t *q); /* a send of p2p_cma_start's completed (p2p_req_part_done) */
 size_t p2p_cma_desc_size(void);
 void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n);
 void p2p_cma_put_arrived(const p2p_wire_hdr_t *h, size_t len);
 /* Pipelined host staging of device payloads (p2p_stage.c). */
-void p2p_stage_send(p2p_req_t *q, int proc, p2p_wire_hdr_t *h);
 void p2p_stage_recv(p2p_req_t *q, const p2p_msg_t *msg, size_t keep);
 size_t p2p_stage_chunk(void);
 void p2p_stage_drain(void); /* at exit, before the GPU goes */
-/* Tell the sender of a synchronous or IPC message that it is done with. */
+/* Control messages (p2p_ctl.c).  Tell the sender of a synchronous, IPC
+ * or CMA message that it is done with (or a receiver that its push or put
+ * is: the FIN); an arrived ACK settles the request it names. */
 void p2p_send_ack(int src_world, uint64_t sreq);
-/* Send a header-only control envelope h (copied) to process proc and forget
- * it: through p2p_env_send, or UCX alone when via_ucx (messages whose order
- * a transport must keep); `what` names it if sending fails. */
-void p2p_send_ctl(int proc, const p2p_wire_hdr_t *h, bool via_ucx, const char *what);
+void p2p_ack_arrived(const p2p_wire_hdr_t *h);
+/* Send a header-only control envelope h (copied) to process proc through
+ * p2p_env_send and forget it; `what` names it if sending fails. */
+void p2p_send_ctl(int proc, const p2p_wire_hdr_t *h, const char *what);
 /* The same with a descriptor of dlen bytes after the header (CTS, CMA PUT). */
-void p2p_send_ctl_desc(int proc, const p2p_wire_hdr_t *h, const void *desc, size_t dlen, bool via_ucx,
-                       const char *what);
+void p2p_send_ctl_desc(int proc, const p2p_wire_hdr_t *h, const void *desc, size_t dlen, const char *what);
 /* Completion of a request's envelope (op_env): the request's part is done. */
 void p2p_env_sent(ucx_op_t *op, int status, size_t len);
 
-/* A blocking standard send of `bytes` (<= P2P_INLINE_MAX and the eager
- * limit) of host memory to world rank dst_world of another process, on
- * context ctx of c, without a request (p2p_api_send.c); returns an MPI
- * error class. */
-int p2p_send_small_remote(p2p_rank_t *r, const core_comm_t *c, uint32_t ctx, const void *buf, size_t bytes,
-                          int dst_world, int tag);
+/* ---- the route selector (p2p_send.c) ----
+ * Every send takes one route, each started by one function in its file.
+ * The selector classifies nothing: the entry point classified the buffer
+ * once (q->dev).  Its first cases are the fast paths': the blocking and
+ * nonblocking entry points ask p2p_route_first before building a request,
+ * and on LOCAL or SHORT start the route themselves (p2p_local_send_posted,
+ * p2p_short.h); everything else becomes a request for p2p_send_start. */
+typedef enum {
+    P2P_ROUTE_LOCAL,        /* a rank of this process: match and copy (p2p_send.c) */
+    P2P_ROUTE_SHORT,        /* <= P2P_INLINE_MAX host bytes, no flags: compact envelope (p2p_short.h) */
+    P2P_ROUTE_EAGER,        /* up to the eager limit: envelope + data, ring or UCX (p2p_eager.c) */
+    P2P_ROUTE_MEDIUM,       /* host, streaming one way: up to 32 KiB eager through the ring (p2p_eager.c) */
+    P2P_ROUTE_CMA,          /* host, a process of this node: it reads our buffer (p2p_cma.c) */
+    P2P_ROUTE_IPC,          /* device, a process of this node: CUDA IPC push or pull (p2p_ipc.c) */
+    P2P_ROUTE_RNDV,         /* UCX rendezvous under a fresh tag, host or device (p2p_rndv.c) */
+    P2P_ROUTE_STAGED,       /* device data, UCX without CUDA: pinned host chunks (p2p_stage.c) */
+    P2P_ROUTE_STAGED_EAGER, /* ... up to the eager limit: one host copy, then EAGER (p2p_stage.c) */
+    P2P_ROUTE_OTHER         /* p2p_route_first: not one of its cases */
+} p2p_route_t;
 
-/* Rank r's next small eager send (bytes <= P2P_INLINE_MAX of host data)
- * to dst_world in process proc, straight into the ring's cell: the compact
- * envelope assembled in two vector registers and stored as two 16-byte
- * pieces (the second overlaps the first's last field), then the data;
- * false (nothing done, no sequence number taken) when the ring takes none.
- * Building the envelope on the stack and copying it (as before) stalled
- * the copy on store forwarding: a third of a one-byte osu_bw sender's time
- * on the development machine (perf).  Registers, not field-by-field stores:
- * fewer stores into the line the receiver spins on (see shm_ring_reserve). */
-typedef uint32_t p2p_u32x4 __attribute__((vector_size(16)));
-_Static_assert(offsetof(p2p_wire_short_t, ctx) == 4 && offsetof(p2p_wire_short_t, tag) == 12 &&
-                   offsetof(p2p_wire_short_t, src_world) == 16 && offsetof(p2p_wire_short_t, seq) == 24 &&
-                   sizeof(p2p_wire_short_t) == 28,
-               "p2p_short_to_ring's two stores match the compact envelope's layout");
-static inline bool p2p_short_to_ring(int proc, p2p_rank_t *r, uint32_t ctx, int src, int tag, int dst_world,
-                                     const void *buf, size_t bytes)
+/* The selector's first cases, from what every entry point knows anyway. */
+static inline p2p_route_t p2p_route_first(int dst_world, size_t bytes, bool dev, bool sync)
 {
-    const uint8_t kind[4] = { P2P_WIRE_EAGER_SHORT, 0, 0, 0 };
-    uint32_t kind_word;
-    memcpy(&kind_word, kind, sizeof kind_word);
-    p2p_u32x4 head = { kind_word, ctx, (uint32_t)src, (uint32_t)tag };
-    p2p_u32x4 rest = { (uint32_t)tag, (uint32_t)r->core.world, (uint32_t)dst_world, *p2p_seq(&r->send_seq, dst_world) };
-    shm_cell_t *cell = shm_reserve(proc, sizeof(p2p_wire_short_t) + bytes);
-    if (!cell)
-        return false;
-    (*p2p_seq(&r->send_seq, dst_world))++;
-    memcpy(cell->bytes, &head, sizeof head);
-    memcpy(cell->bytes + 12, &rest, sizeof rest);
-    util_copy_small(cell->bytes + sizeof(p2p_wire_short_t), buf, bytes); /* 0 bytes: buf may be NULL */
-    shm_publish(proc, cell, sizeof(p2p_wire_short_t) + bytes);
-    return true;
+    if (p2p_is_local(dst_world))
+        return P2P_ROUTE_LOCAL;
+    if (!sync && bytes <= P2P_INLINE_MAX && bytes <= p2p_proc.eager_limit && UTIL_LIKELY(!dev))
+        return P2P_ROUTE_SHORT;
+    return P2P_ROUTE_OTHER;
 }
+/* The route of q to dst_world, given the routes that declined it already
+ * (a bit per p2p_route_t: a full ring, a peer without CMA, memory that
+ * cannot be exported). */
+p2p_route_t p2p_route_select(const p2p_req_t *q, int dst_world, unsigned declined);
 
-/* The compact envelope of rank r's next small eager send to dst_world on c
- * (takes its sequence number). */
-static inline p2p_wire_short_t p2p_wire_short_next(p2p_rank_t *r, const core_comm_t *c, int tag, int dst_world)
+/* The start functions: q is prepared, its envelope header filled (but for
+ * LOCAL); those returning bool may decline, having done nothing. */
+void p2p_local_start(p2p_req_t *q, p2p_rank_t *dst);
+void p2p_short_start(p2p_req_t *q, int proc);
+void p2p_eager_start(p2p_req_t *q, int proc, const void *data);
+bool p2p_medium_start(p2p_req_t *q, int proc);
+bool p2p_cma_start(p2p_req_t *q, int proc);
+bool p2p_ipc_start(p2p_req_t *q, int proc);
+void p2p_rndv_start(p2p_req_t *q, int proc);
+void p2p_stage_start(p2p_req_t *q, int proc);
+void p2p_stage_eager_start(p2p_req_t *q, int proc);
+/* A UCX start's rc: 0 done at once, 1 done later (op->done), < 0 failed. */
+void p2p_ucx_started(p2p_req_t *q, int rc);
+
+/* LOCAL without a request: a blocking send whose receive is posted
+ * already is copied straight into it.  False (nothing done) when none is. */
+static inline bool p2p_local_send_posted(const core_comm_t *c, const void *buf, size_t bytes, p2p_rank_t *dst, int tag)
 {
-    uint32_t *seq = p2p_seq(&r->send_seq, dst_world);
-    return (p2p_wire_short_t){ .kind = P2P_WIRE_EAGER_SHORT, .ctx = c->ctx, .src = c->rank, .tag = tag,
-                               .src_world = r->core.world, .dst_world = dst_world, .seq = (*seq)++ };
+    p2p_mentry_t *e = p2p_posted_find(&dst->posted, c->ctx, c->rank, tag);
+    if (!e)
+        return false;
+    p2p_req_t *rq = UTIL_CONTAINER_OF(e, p2p_req_t, m);
+    p2p_posted_remove(&dst->posted, e);
+    rq->posted = false;
+    size_t n = p2p_fill_status(rq, c->rank, tag, bytes);
+    if (UTIL_UNLIKELY(rq->dev))
+        p2p_copy_sync(rq->buf, buf, n); /* our buffer is free again when we return */
+    else if (n)
+        memcpy(rq->buf, buf, n);
+    p2p_req_part_done(rq);
+    return true;
 }
 
 #endif

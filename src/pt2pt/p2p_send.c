@@ -1,8 +1,7 @@
-/* Starting sends: to a rank of this process (direct match/copy) or to
- * another process (eager envelope, or envelope + payload tag).  The
- * protocols are described in p2p.h. */
+/* Starting sends: the route selector and the start of each send on its
+ * route (p2p_routes.h lists the routes and their files), and the LOCAL
+ * route.  The protocols are described in p2p.h. */
 #include "pt2pt/p2p.h"
-#include "ucx/ucx_tag.h"
 #include "util/util_log.h"
 
 #include <stdlib.h>
@@ -14,7 +13,10 @@ static inline void wake_if_probing(p2p_rank_t *r)
         rank_wake(r->core.ult);
 }
 
-static void send_local(p2p_req_t *q, p2p_rank_t *dst)
+/* LOCAL: match against the receiver's posted queue and copy once; else a
+ * small standard send is copied into an unexpected message, a large or
+ * synchronous one leaves a message pointing at our buffer. */
+void p2p_local_start(p2p_req_t *q, p2p_rank_t *dst)
 {
     const core_comm_t *c = q->c;
     p2p_mentry_t *e = p2p_posted_match(&dst->posted, q->ctx, c->rank, q->tag);
@@ -71,15 +73,6 @@ void p2p_env_sent(ucx_op_t *op, int status, size_t len)
     p2p_req_part_done(q);
 }
 
-static void payload_sent(ucx_op_t *op, int status, size_t len)
-{
-    (void)len;
-    p2p_req_t *q = UTIL_CONTAINER_OF(op, p2p_req_t, op_data);
-    if (status)
-        p2p_req_fail(q, MPI_ERR_OTHER);
-    p2p_req_part_done(q);
-}
-
 /* Sends q's envelope followed by a descriptor of desc_len bytes already in
  * q->inl (the CUDA IPC and CMA routes): the receiver copies from our buffer
  * and settles the request with 1 + extra ACKs (an Ssend counted one
@@ -104,8 +97,7 @@ void p2p_send_desc_envelope(p2p_req_t *q, int proc, uint8_t kind, size_t desc_le
     q->pending--;
 }
 
-/* Account for a UCX operation's start: rc 0 = done already, 1 = callback later. */
-static void ucx_started(p2p_req_t *q, int rc)
+void p2p_ucx_started(p2p_req_t *q, int rc)
 {
     if (rc == 1)
         return;
@@ -114,11 +106,34 @@ static void ucx_started(p2p_req_t *q, int rc)
     q->pending--;
 }
 
-static void send_remote(p2p_req_t *q, int dst_world)
+#define DECLINED(rt) (declined & (1u << (rt)))
+
+p2p_route_t p2p_route_select(const p2p_req_t *q, int dst_world, unsigned declined)
+{
+    p2p_route_t rt = p2p_route_first(dst_world, q->bytes, q->dev, q->mode == P2P_MODE_SYNC);
+    if (rt != P2P_ROUTE_OTHER)
+        return rt;
+    if (!q->dev) {
+        if (q->bytes <= p2p_proc.eager_limit)
+            return P2P_ROUTE_EAGER;
+        if (!DECLINED(P2P_ROUTE_MEDIUM) && q->bytes <= SHM_MEDIUM_MAX - sizeof(p2p_wire_hdr_t) && !q->pull &&
+            q->owner->posted.count == 0 && shm_streaming(p2p_proc_of(dst_world)))
+            return P2P_ROUTE_MEDIUM;
+        return DECLINED(P2P_ROUTE_CMA) ? P2P_ROUTE_RNDV : P2P_ROUTE_CMA;
+    }
+    if (p2p_proc.gpu_ipc && !DECLINED(P2P_ROUTE_IPC))
+        return P2P_ROUTE_IPC;
+    if (p2p_proc.ucx_cuda)
+        return P2P_ROUTE_RNDV; /* UCX moves the device payload itself */
+    return q->bytes > p2p_proc.eager_limit ? P2P_ROUTE_STAGED : P2P_ROUTE_STAGED_EAGER;
+}
+
+/* The envelope header of q to dst_world, for every route to another
+ * process: it takes q's place in the pair's sequence. */
+static void header_fill(p2p_req_t *q, int dst_world)
 {
     p2p_rank_t *me = q->owner;
     p2p_wire_hdr_t *h = &q->hdr;
-    int proc = p2p_proc_of(dst_world);
     h->ctx = q->ctx;
     h->src = q->c->rank;
     h->tag = q->tag;
@@ -133,80 +148,57 @@ static void send_remote(p2p_req_t *q, int dst_world)
         h->sreq = p2p_reqid_issue(q);
         q->pending++; /* the ACK */
     }
-    q->op_env.done = p2p_env_sent;
-    const void *data = q->buf;
-    ucx_mem_t mem = UCX_MEM_HOST;
-    int tag_type = UCX_TAG_PAYLOAD;
-    if (UTIL_UNLIKELY(q->dev)) {
+    if (UTIL_UNLIKELY(q->dev))
         h->flags |= P2P_WIRE_DEVICE;
-        if (p2p_proc.gpu_ipc && p2p_ipc_send(q, proc))
-            return;
-        if (p2p_proc.ucx_cuda) {
-            /* the device payload goes to UCX as is, always by rendezvous */
-            mem = p2p_ucx_mem(q->buf, q->bytes);
-            tag_type = UCX_TAG_DEVICE;
-            goto rendezvous;
-        }
-        /* host-staging fallback: this UCX cannot read device memory */
-        if (q->bytes > p2p_proc.eager_limit) {
-            p2p_stage_send(q, proc, h);
-            return;
-        }
-        q->tmp = malloc(q->bytes);
-        if (!q->tmp)
-            util_fatal("out of memory for a staging buffer of %zu bytes", q->bytes);
-        p2p_copy_sync(q->tmp, q->buf, q->bytes);
-        data = q->tmp;
+    q->op_env.done = p2p_env_sent;
+}
+
+/* Starts q on route rt; false when the route declined (nothing done). */
+static bool route_start(p2p_req_t *q, p2p_route_t rt, int proc)
+{
+    switch (rt) {
+    case P2P_ROUTE_SHORT:
+        p2p_short_start(q, proc);
+        return true;
+    case P2P_ROUTE_EAGER:
+        p2p_eager_start(q, proc, q->buf);
+        return true;
+    case P2P_ROUTE_MEDIUM:
+        return p2p_medium_start(q, proc);
+    case P2P_ROUTE_CMA:
+        return p2p_cma_start(q, proc);
+    case P2P_ROUTE_IPC:
+        return p2p_ipc_start(q, proc);
+    case P2P_ROUTE_RNDV:
+        p2p_rndv_start(q, proc);
+        return true;
+    case P2P_ROUTE_STAGED:
+        p2p_stage_start(q, proc);
+        return true;
+    case P2P_ROUTE_STAGED_EAGER:
+        p2p_stage_eager_start(q, proc);
+        return true;
+    case P2P_ROUTE_LOCAL:
+    case P2P_ROUTE_OTHER:
+        break;
     }
-    if (q->bytes > p2p_proc.eager_limit && !q->dev) {
-        /* Streaming one way (the receiver has yet to take our earlier
-         * envelopes, and this rank waits for no message itself): up to 32
-         * KiB go eager through its ring, if it has room.  Its core then
-         * copies out of the ring while ours, otherwise idle, copies the
-         * next one in; by process_vm_readv its core alone copies, and
-         * osu_bw's 16-32 KiB windows ran at 0.7-0.9x Open MPI's rate.  A
-         * lone message still takes the single copy (lower latency), and so
-         * does a rank with receives posted (osu_bibw: both cores already
-         * copy, and two copies a message halved its 32 KiB rate here) or
-         * a collective's exchange (q->pull, coll_xchg_start). */
-        if (q->bytes <= SHM_MEDIUM_MAX - sizeof *h && !q->pull && me->posted.count == 0 && shm_streaming(proc)) {
-            h->kind = P2P_WIRE_EAGER;
-            if (shm_send(proc, h, sizeof *h, data, q->bytes)) {
-                shm_mark(proc);
-                return; /* done: the envelope holds the data */
-            }
-        }
-        if (p2p_cma_send(q, proc)) {
-            shm_mark(proc);
-            return; /* the receiver reads our buffer (p2p_cma.c) */
-        }
-    }
-    if (q->bytes <= p2p_proc.eager_limit) {
-        h->kind = P2P_WIRE_EAGER;
-        q->pending++;
-        if (q->bytes <= P2P_INLINE_MAX && h->flags == 0) {
-            /* the compact envelope (p2p.h), built over the full one */
-            p2p_wire_short_t s = { .kind = P2P_WIRE_EAGER_SHORT, .ctx = h->ctx, .src = h->src, .tag = h->tag,
-                                   .src_world = h->src_world, .dst_world = h->dst_world, .seq = h->seq };
-            memcpy(q->wire, &s, sizeof s);
-            if (q->bytes) /* a 0-byte send may pass NULL */
-                memcpy(q->wire + sizeof s, data, q->bytes);
-            ucx_started(q, p2p_env_send(proc, q->wire, sizeof s + q->bytes, NULL, 0, &q->op_env));
-        } else if (q->bytes <= P2P_INLINE_MAX) {
-            memcpy(q->inl, data, q->bytes);
-            ucx_started(q, p2p_env_send(proc, h, sizeof *h + q->bytes, NULL, 0, &q->op_env));
-        } else {
-            ucx_started(q, p2p_env_send(proc, h, sizeof *h, data, q->bytes, &q->op_env));
-        }
+    util_fatal("send route %d has no start", (int)rt);
+}
+
+static void send_to(p2p_req_t *q, int dst_world)
+{
+    unsigned declined = 0;
+    p2p_route_t rt = p2p_route_select(q, dst_world, declined);
+    if (rt == P2P_ROUTE_LOCAL) {
+        p2p_local_start(q, p2p_local(dst_world));
         return;
     }
-rendezvous:
-    h->kind = P2P_WIRE_RNDV;
-    h->payload_tag = ucx_fresh_tag(tag_type);
-    q->pending += 2;
-    ucx_started(q, p2p_env_send(proc, h, sizeof *h, NULL, 0, &q->op_env));
-    q->op_data.done = payload_sent;
-    ucx_started(q, ucx_send_tagged(proc, data, q->bytes, h->payload_tag, mem, &q->op_data));
+    int proc = p2p_proc_of(dst_world);
+    header_fill(q, dst_world);
+    while (!route_start(q, rt, proc)) {
+        declined |= 1u << rt;
+        rt = p2p_route_select(q, dst_world, declined);
+    }
 }
 
 int p2p_send_start(p2p_req_t *q)
@@ -220,13 +212,8 @@ int p2p_send_start(p2p_req_t *q)
     q->status.MPI_ERROR = MPI_SUCCESS;
     q->status.ampi_cancelled = 0;
     q->status.ampi_count = 0;
-    if (q->peer != MPI_PROC_NULL) {
-        int dst = core_comm_world_rank(q->c, q->peer);
-        if (p2p_is_local(dst))
-            send_local(q, p2p_local(dst));
-        else
-            send_remote(q, dst);
-    }
+    if (q->peer != MPI_PROC_NULL)
+        send_to(q, core_comm_world_rank(q->c, q->peer));
     p2p_req_part_done(q);
     return MPI_SUCCESS;
 }

@@ -188,8 +188,9 @@ static void send_start(stage_slot_t *sl)
                        sl);
 }
 
-void p2p_stage_send(p2p_req_t *q, int proc, p2p_wire_hdr_t *h)
+void p2p_stage_start(p2p_req_t *q, int proc)
 {
+    p2p_wire_hdr_t *h = &q->hdr;
     size_t chunk = p2p_stage_chunk();
     stage_t *st = stage_new(q, q->bytes, chunk);
     st->user = q->buf;
@@ -260,4 +261,15 @@ void p2p_stage_recv(p2p_req_t *q, const p2p_msg_t *msg, size_t keep)
     st->base_tag = msg->payload_tag;
     for (int s = 0; s < st->nslots; s++)
         recv_post(&st->slot[s]);
+}
+
+/* Up to the eager limit, one synchronous copy to host memory, then the
+ * EAGER route (the DEVICE flag says where the data lives). */
+void p2p_stage_eager_start(p2p_req_t *q, int proc)
+{
+    q->tmp = malloc(q->bytes);
+    if (!q->tmp)
+        util_fatal("out of memory for a staging buffer of %zu bytes", q->bytes);
+    p2p_copy_sync(q->tmp, q->buf, q->bytes);
+    p2p_eager_start(q, proc, q->tmp);
 }

@@ -71,7 +71,7 @@ struct AMPI_Request_s {
     bool dev;            /* buf is device memory */
     bool pull;           /* receive: copy the whole payload from the sender's buffer ourselves, never ask it to
                           * write a part (CUDA IPC push, CMA split: p2p_ipc.c, p2p_cma.c); send: the peer
-                          * copies it (no medium ring entry, p2p_send.c) */
+                          * copies it (no MEDIUM route, p2p_send.c) */
     int pending;         /* outstanding parts (UCX ops, ACK, local match) */
     int cma_proc;        /* send read by process_vm_readv: 1 + the reader's process until it settles (p2p_cma.c) */
     uint32_t wire_slot;  /* its wire id's slot + 1 while a peer may name it (p2p_reqid.c), else 0 */
@@ -136,7 +136,7 @@ typedef struct p2p_proc {
     int ncopies;
     p2p_msg_t *env_pool; /* free envelope buffers of p2p_env_max() bytes */
     unsigned idle_polls; /* empty polls in a row (p2p_idle) */
-    bool rank_fed;       /* an envelope just completed the last receive a rank had posted (shm_envelope) */
+    bool rank_fed;       /* an envelope just completed the last receive a rank had posted (p2p_shm_envelope) */
     bool idle_yield;     /* p2p_idle may yield the core (!rank_cpu_owned()) */
     rank_pe_t pe;
 } p2p_proc_t;
@@ -144,7 +144,7 @@ typedef struct p2p_proc {
 extern p2p_proc_t p2p_proc;
 
 /* Takes posted receive q out of r's queue for an arriving message, noting
- * when it was r's last (shm_envelope then ends its poll: p2p_proc.c). */
+ * when it was r's last (p2p_shm_envelope then ends its poll: p2p_recv.c). */
 static inline void p2p_posted_take(p2p_rank_t *r, p2p_req_t *q)
 {
     p2p_posted_remove(&r->posted, &q->m);
@@ -215,14 +215,6 @@ void p2p_req_fail(p2p_req_t *q, int mpi_err);
 /* Non-contiguous datatypes travel packed: gather the user's data before a
  * send starts (p2p_req_pack), scatter it after a receive (done in part_done). */
 void p2p_req_pack(p2p_req_t *q);
-/* The same for a device buffer (p2p_gpu.c): its elements gathered into q's
- * device pack buffer by the GPU before the send starts, scattered by it
- * after a receive (q completes once that has run). */
-void p2p_dev_pack(p2p_req_t *q);
-void p2p_dev_unpack_then_complete(p2p_req_t *q);
-/* Gather `count` elements of type dt at device buffer src into dst, which
- * is contiguous device memory, and wait (letting the PE's other ranks run). */
-void p2p_dev_pack_wait(void *dst, const void *src, int count, MPI_Datatype dt);
 
 /* starting operations on a prepared request */
 int p2p_send_start(p2p_req_t *q);

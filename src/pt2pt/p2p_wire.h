@@ -82,7 +82,7 @@ typedef struct p2p_wire_short {
 /* Eager data up to this size is copied behind the header so that UCX sends
  * one contiguous buffer (its fastest path); larger eager data goes as the
  * AM's payload behind the header.  Blocking sends of up to this size to other
- * processes build the envelope on the stack (p2p_api_send.c). */
+ * processes build the envelope on the stack (p2p_short.h). */
 #define P2P_INLINE_MAX 1024
 /* sizeof(gpu_ipc_desc_t): an IPC envelope is the header plus that */
 #define P2P_IPC_DESC_SIZE 80
