@@ -36,7 +36,9 @@ enum {
     P2P_ENTER(R, fn);                          \
     core_comm_t *C = p2p_comm(R, comm);             \
     if (UTIL_UNLIKELY(!C))                     \
-        return core_error(NULL, MPI_ERR_COMM, fn)
+        return core_error(NULL, MPI_ERR_COMM, fn); \
+    if (UTIL_UNLIKELY(C->remote))              \
+        return core_error_msg(C, MPI_ERR_UNSUPPORTED_OPERATION, fn, "collectives on intercommunicators are not supported")
 
 /* Returns the error class ERR through the communicator's handler if COND. */
 #define COLL_CHECK(C, cond, err, fn)           \

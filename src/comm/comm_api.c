@@ -36,7 +36,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     core_comm_t *c = lookup(comm, "MPI_Comm_size", &r);
     if (!c)
         return MPI_ERR_COMM;
-    *size = c->size;
+    *size = c->remote ? c->group->size : c->size; /* an intercommunicator's local group */
     return MPI_SUCCESS;
 }
 

@@ -52,7 +52,7 @@ static int ctx_check(uint32_t ctx)
 
 /* Taking over the parent's error handler is what the standard asks of every
  * constructor. */
-static int make_comm(core_comm_state_t *s, core_group_t *g, uint32_t ctx, const core_comm_t *parent, core_comm_t **out)
+int comm_make(core_comm_state_t *s, core_group_t *g, uint32_t ctx, const core_comm_t *parent, core_comm_t **out)
 {
     int err = ctx_check(ctx);
     if (err) {
@@ -71,7 +71,7 @@ int comm_dup_internal(p2p_rank_t *r, core_comm_t *parent, core_comm_t **out)
     if (err)
         return err;
     comm_group_retain(parent->group);
-    return make_comm(s, parent->group, ctx, parent, out);
+    return comm_make(s, parent->group, ctx, parent, out);
 }
 
 /* One member's contribution to a split. */
@@ -116,7 +116,7 @@ int comm_split_internal(p2p_rank_t *r, core_comm_t *parent, int color, int key, 
         for (int i = 0; i < k; i++)
             ranks[i] = m[i].world;
         core_group_t *g = comm_group_new(ranks, k, s->world.rank);
-        err = g ? make_comm(s, g, ctx, parent, out) : MPI_ERR_NO_MEM;
+        err = g ? comm_make(s, g, ctx, parent, out) : MPI_ERR_NO_MEM;
         free(m);
         free(ranks);
     }
@@ -149,7 +149,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (!newcomm)
         return core_error(c, MPI_ERR_ARG, "MPI_Comm_dup");
     core_comm_t *nc;
-    int err = comm_dup_internal(r, c, &nc);
+    int err = c->remote ? comm_inter_dup(r, c, &nc) : comm_dup_internal(r, c, &nc);
     if (!err)
         err = dup_extras(s, c, nc);
     if (err)
@@ -198,7 +198,7 @@ static int run_idup(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int 
     core_comm_t *nc = NULL;
     if (!err) {
         comm_group_retain(c->group);
-        err = make_comm(s, c->group, ctx, c, &nc);
+        err = comm_make(s, c->group, ctx, c, &nc);
     }
     if (!err)
         err = dup_extras(s, c, nc);
@@ -211,6 +211,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     COMM_ENTER(r, s, "MPI_Comm_idup");
     COMM_GET(c, s, comm, "MPI_Comm_idup");
+    COMM_INTRA_ONLY(c, "MPI_Comm_idup");
     if (!newcomm || !request)
         return core_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_REQUEST, "MPI_Comm_idup");
     coll_nb_args_t a = { .rbuf = newcomm };
@@ -231,6 +232,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     COMM_ENTER(r, s, "MPI_Comm_split");
     COMM_GET(c, s, comm, "MPI_Comm_split");
+    COMM_INTRA_ONLY(c, "MPI_Comm_split");
     if (!newcomm || (color < 0 && color != MPI_UNDEFINED))
         return core_error(c, MPI_ERR_ARG, "MPI_Comm_split");
     core_comm_t *nc;
@@ -254,6 +256,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     (void)info;
     COMM_ENTER(r, s, "MPI_Comm_split_type");
     COMM_GET(c, s, comm, "MPI_Comm_split_type");
+    COMM_INTRA_ONLY(c, "MPI_Comm_split_type");
     if (!newcomm || (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED))
         return core_error(c, MPI_ERR_ARG, "MPI_Comm_split_type");
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_of_caller();
@@ -302,6 +305,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     COMM_ENTER(r, s, "MPI_Comm_create");
     COMM_GET(c, s, comm, "MPI_Comm_create");
+    COMM_INTRA_ONLY(c, "MPI_Comm_create");
     core_group_t *g = comm_group_lookup(s, group);
     if (!g)
         return core_error(c, MPI_ERR_GROUP, "MPI_Comm_create");
@@ -314,7 +318,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     core_comm_t *nc = NULL;
     if (!err && g->me != MPI_UNDEFINED) {
         comm_group_retain(g);
-        err = make_comm(s, g, ctx, c, &nc);
+        err = comm_make(s, g, ctx, c, &nc);
     }
     if (err)
         return core_error(c, err, "MPI_Comm_create");
@@ -346,6 +350,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     const char *fn = "MPI_Comm_create_group";
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm, fn);
+    COMM_INTRA_ONLY(c, fn);
     core_group_t *g = comm_group_lookup(s, group);
     if (!g)
         return core_error(c, MPI_ERR_GROUP, fn);
@@ -386,7 +391,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     core_comm_t *nc = NULL;
     if (!err) {
         comm_group_retain(g);
-        err = make_comm(s, g, ctx, c, &nc);
+        err = comm_make(s, g, ctx, c, &nc);
     }
     if (err)
         return core_error(c, err, fn);
@@ -408,7 +413,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
     int err = comm_attr_delete_all(s, c);
     if (err)
         return core_error(c, err, "MPI_Comm_free");
+    core_comm_t *local = c->local; /* an intercommunicator's helper goes with it */
     comm_drop_handle(s, c);
+    if (local)
+        comm_drop_handle(s, local);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -425,61 +433,19 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (!c1->remote != !c2->remote) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
     int err = comm_group_compare(c1->group, c2->group, result);
+    int remote_result = MPI_IDENT;
+    if (!err && c1->remote)
+        err = comm_group_compare(c1->remote, c2->remote, &remote_result);
+    if (!err && remote_result != MPI_IDENT && *result != MPI_UNEQUAL)
+        *result = remote_result; /* the weaker of the two answers */
     if (err)
         return core_error(c1, err, "MPI_Comm_compare");
     if (*result == MPI_IDENT) /* same members in the same order, another context */
         *result = MPI_CONGRUENT;
     return MPI_SUCCESS;
-}
-
-/* ---- intercommunicators: not supported ---- */
-
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    COMM_ENTER(r, s, "MPI_Comm_test_inter");
-    COMM_GET(c, s, comm, "MPI_Comm_test_inter");
-    if (!flag)
-        return core_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter");
-    *flag = 0; /* every communicator is an intracommunicator */
-    return MPI_SUCCESS;
-}
-
-/* The remote group of an intracommunicator does not exist: MPI_ERR_COMM. */
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-    (void)size;
-    COMM_ENTER(r, s, "MPI_Comm_remote_size");
-    COMM_GET(c, s, comm, "MPI_Comm_remote_size");
-    return core_error_msg(c, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an intercommunicator");
-}
-
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
-{
-    (void)group;
-    COMM_ENTER(r, s, "MPI_Comm_remote_group");
-    COMM_GET(c, s, comm, "MPI_Comm_remote_group");
-    return core_error_msg(c, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an intercommunicator");
-}
-
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
-                          MPI_Comm *newintercomm)
-{
-    (void)local_leader, (void)peer_comm, (void)remote_leader, (void)tag, (void)newintercomm;
-    COMM_ENTER(r, s, "MPI_Intercomm_create");
-    return core_error_msg(core_comm_lookup(s, local_comm), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_create",
-                         "intercommunicators are not supported");
-}
-
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
-{
-    (void)high, (void)newintracomm;
-    COMM_ENTER(r, s, "MPI_Intercomm_merge");
-    return core_error_msg(core_comm_lookup(s, intercomm), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_merge",
-                         "intercommunicators are not supported");
 }

@@ -50,6 +50,13 @@ static inline core_comm_state_t *comm_state(p2p_rank_t *r) { return &r->core.com
     if (UTIL_UNLIKELY(!C))                           \
         return core_error(NULL, MPI_ERR_COMM, fn)
 
+/* Returns MPI_ERR_UNSUPPORTED_OPERATION through C's handler if C is an
+ * intercommunicator (for the calls that support intracommunicators only). */
+#define COMM_INTRA_ONLY(C, fn)                                                               \
+    if (UTIL_UNLIKELY((C)->remote))                                                         \
+    return core_error_msg(C, MPI_ERR_UNSUPPORTED_OPERATION, fn,                              \
+                         "not supported on an intercommunicator")
+
 /* ---- groups (comm_group.c) ---- */
 core_group_t *comm_group_lookup(core_comm_state_t *s, MPI_Group h);
 /* A new group of n members whose world ranks are ranks[] (copied); the
@@ -84,6 +91,16 @@ int comm_split_internal(p2p_rank_t *r, core_comm_t *parent, int color, int key, 
 /* Collective over parent: a communicator over the same group (nothing else
  * copied, the error handler excepted). */
 int comm_dup_internal(p2p_rank_t *r, core_comm_t *parent, core_comm_t **out);
+
+/* A communicator over g (reference taken over) with context ctx and
+ * parent's error handler (what the standard asks of every constructor).
+ * An error class. */
+int comm_make(core_comm_state_t *s, core_group_t *g, uint32_t ctx, const core_comm_t *parent, core_comm_t **out);
+
+/* ---- intercommunicators (comm_inter.c) ---- */
+/* Collective over both groups of c: a new intercommunicator over the same
+ * groups (nothing else copied, the error handler excepted). */
+int comm_inter_dup(p2p_rank_t *r, core_comm_t *c, core_comm_t **out);
 
 /* ---- attributes (comm_attr.c) ---- */
 /* Runs the copy callbacks of old's attributes into new. */

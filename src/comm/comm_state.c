@@ -65,6 +65,8 @@ void comm_group_release(core_group_t *g)
 static void comm_destroy(core_comm_t *c)
 {
     comm_group_release(c->group);
+    if (c->remote)
+        comm_group_release(c->remote);
     free(c->attrs);
     comm_topo_release(c->topo);
     free(c);

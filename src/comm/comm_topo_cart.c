@@ -62,6 +62,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     const char *fn = "MPI_Cart_create";
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm_old, fn);
+    COMM_INTRA_ONLY(c, fn);
     if (ndims < 0 || (ndims > 0 && (!dims || !periods)) || !comm_cart)
         return core_error(c, MPI_ERR_ARG, fn);
     long nodes = 1;

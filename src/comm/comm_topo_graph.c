@@ -34,6 +34,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     const char *fn = "MPI_Graph_create";
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm_old, fn);
+    COMM_INTRA_ONLY(c, fn);
     if (nnodes < 0 || nnodes > c->size || (nnodes > 0 && (!index || !edges)) || !comm_graph)
         return core_error(c, MPI_ERR_ARG, fn);
     for (int i = 0; i < nnodes; i++)
@@ -188,6 +189,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     const char *fn = "MPI_Dist_graph_create_adjacent";
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm_old, fn);
+    COMM_INTRA_ONLY(c, fn);
     if (indegree < 0 || outdegree < 0 || (indegree > 0 && (!sources || !sourceweights)) ||
         (outdegree > 0 && (!destinations || !destweights)) || !comm_dist_graph)
         return core_error(c, MPI_ERR_ARG, fn);
@@ -219,6 +221,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     const char *fn = "MPI_Dist_graph_create";
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm_old, fn);
+    COMM_INTRA_ONLY(c, fn);
     if (n < 0 || (n > 0 && (!sources || !degrees)) || !weights || !comm_dist_graph)
         return core_error(c, MPI_ERR_ARG, fn);
     long nedges = 0;

@@ -42,6 +42,12 @@ typedef struct core_comm {
     struct comm_attr *attrs; /* cached attributes, in the order they were set */
     int nattrs, attr_cap;
     struct comm_topo *topo;  /* NULL: no topology */
+    /* Intercommunicators: rank and group are the local group's, while size
+     * and members describe the remote group, because point-to-point names
+     * its peers there.  NULL: an intracommunicator. */
+    core_group_t *remote;
+    struct core_comm *local; /* an intracommunicator over the local group, for
+                                the agreements of dup and merge */
     char name[MPI_MAX_OBJECT_NAME];
 } core_comm_t;
 
