@@ -29,16 +29,22 @@ enum {
     COLL_TAG_SCAN,
     COLL_TAG_EXSCAN,
     COLL_TAG_NCCL, /* the NCCL set-up exchange of a communicator (coll_dev_nccl.c) */
+    COLL_TAG_INTER, /* the leaders' meeting in an intercommunicator barrier (coll_inter.c) */
 };
 
-/* Declares R (calling rank) and C (its communicator) or returns the error. */
-#define COLL_ENTER(R, C, comm, fn)             \
+/* Declares R (calling rank) and C (its communicator, intra- or
+ * intercommunicator) or returns the error. */
+#define COLL_ENTER_ANY(R, C, comm, fn)         \
     P2P_ENTER(R, fn);                          \
-    core_comm_t *C = p2p_comm(R, comm);             \
+    core_comm_t *C = p2p_comm(R, comm);        \
     if (UTIL_UNLIKELY(!C))                     \
-        return core_error(NULL, MPI_ERR_COMM, fn); \
-    if (UTIL_UNLIKELY(C->remote))              \
-        return core_error_msg(C, MPI_ERR_UNSUPPORTED_OPERATION, fn, "collectives on intercommunicators are not supported")
+        return core_error(NULL, MPI_ERR_COMM, fn)
+
+/* The same for the collectives that support intracommunicators only. */
+#define COLL_ENTER(R, C, comm, fn)                                                                                \
+    COLL_ENTER_ANY(R, C, comm, fn);                                                                               \
+    if (UTIL_UNLIKELY(C->remote))                                                                                 \
+    return core_error_msg(C, MPI_ERR_UNSUPPORTED_OPERATION, fn, "not supported on an intercommunicator")
 
 /* Returns the error class ERR through the communicator's handler if COND. */
 #define COLL_CHECK(C, cond, err, fn)           \
@@ -155,6 +161,10 @@ static inline void *coll_lay_at(const coll_layout_t *l, const void *buf, int i)
         return (char *)buf + (ptrdiff_t)l->displs[i] * (ptrdiff_t)dt_extent(l->dt);
     return coll_at(buf, l->offs ? l->offs[i] : (size_t)i * l->count, l->dt);
 }
+
+/* On intercommunicators (coll_inter.c). */
+int coll_inter_barrier(p2p_rank_t *r, core_comm_t *c);
+int coll_inter_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root);
 
 /* Internal forms without argument checks, shared between collectives. */
 int coll_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root, int tag);

@@ -17,8 +17,8 @@ static int barrier(p2p_rank_t *r, core_comm_t *c, int base)
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Barrier");
-    int err = barrier(r, c, 0);
+    COLL_ENTER_ANY(r, c, comm, "MPI_Barrier");
+    int err = c->remote ? coll_inter_barrier(r, c) : barrier(r, c, 0);
     COLL_CHECK(c, err, err, "MPI_Barrier");
     return MPI_SUCCESS;
 }

@@ -83,7 +83,16 @@ static int check(const core_comm_t *c, const void *buffer, int count, MPI_Dataty
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Bcast");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Bcast");
+    if (c->remote) { /* MPI_ROOT / MPI_PROC_NULL in the root's group */
+        bool sends_or_receives = root != MPI_PROC_NULL;
+        int err = root != MPI_ROOT && root != MPI_PROC_NULL && (root < 0 || root >= c->size) ? MPI_ERR_ROOT
+                  : sends_or_receives ? coll_check_buf(buffer, count, datatype) : MPI_SUCCESS;
+        if (!err)
+            err = coll_inter_bcast(r, c, buffer, sends_or_receives ? coll_bytes((size_t)count, datatype) : 0, root);
+        COLL_CHECK(c, err, err, "MPI_Bcast");
+        return MPI_SUCCESS;
+    }
     int err = check(c, buffer, count, datatype, root);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     size_t bytes = coll_bytes((size_t)count, datatype);

@@ -1,11 +1,14 @@
 /* intercomm.c - intercommunicators between the even and the odd world
  * ranks: MPI_Intercomm_create, local and remote sizes and groups,
  * point-to-point both ways (named and wildcard sources, MPI_PROC_NULL,
- * MPI_SOURCE in the remote numbering), MPI_Intercomm_merge with either group
- * high, MPI_Comm_dup / compare / free, and the collectives that return
+ * MPI_SOURCE in the remote numbering), MPI_Bcast (MPI_ROOT / MPI_PROC_NULL)
+ * and MPI_Barrier, MPI_Intercomm_merge with either group high,
+ * MPI_Comm_dup / compare / free, and the calls that return
  * MPI_ERR_UNSUPPORTED_OPERATION on an intercommunicator.  With one rank
  * only the intracommunicator answers are checked. */
 #include "mpitest.h"
+
+#include <stdbool.h>
 
 /* The value world rank `from` sends to remote rank `to` in round `round`. */
 static int value(int from, int to, int round) { return from * 10000 + to * 10 + round; }
@@ -107,13 +110,49 @@ static int check_unsupported(MPI_Comm inter, int rank)
     int errs = 0, cls, x = 1, y;
     MPI_Comm nc = MPI_COMM_NULL;
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-    MPI_Error_class(MPI_Barrier(inter), &cls);
-    errs += cls != MPI_ERR_UNSUPPORTED_OPERATION ? mt_fail(rank, "MPI_Barrier: class %d", cls) : 0;
+    MPI_Request rq;
+    MPI_Error_class(MPI_Ibarrier(inter, &rq), &cls);
+    errs += cls != MPI_ERR_UNSUPPORTED_OPERATION ? mt_fail(rank, "MPI_Ibarrier: class %d", cls) : 0;
     MPI_Error_class(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, inter), &cls);
     errs += cls != MPI_ERR_UNSUPPORTED_OPERATION ? mt_fail(rank, "MPI_Allreduce: class %d", cls) : 0;
     MPI_Error_class(MPI_Comm_split(inter, 0, 0, &nc), &cls);
     errs += cls != MPI_ERR_UNSUPPORTED_OPERATION ? mt_fail(rank, "MPI_Comm_split: class %d", cls) : 0;
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_ARE_FATAL);
+    return errs;
+}
+
+/* MPI_Bcast from each member of each group in turn (MPI_ROOT at the root,
+ * MPI_PROC_NULL at the rest of its group), then MPI_Barrier. */
+static int check_bcast(MPI_Comm inter, int rank, int size)
+{
+    int errs = 0, me, lsize, rsize;
+    MPI_Comm_rank(inter, &me);
+    MPI_Comm_size(inter, &lsize);
+    MPI_Comm_remote_size(inter, &rsize);
+    int buf[3];
+    for (int g = 0; g < 2; g++) {                     /* the group of world parity g sends */
+        int n = g == rank % 2 ? lsize : rsize;
+        for (int root = 0; root < n; root++) {
+            int wroot = 2 * root + g, want = 1000 + wroot;
+            buf[0] = buf[1] = buf[2] = -1;
+            if (g == rank % 2) {
+                bool is_root = root == me;
+                if (is_root)
+                    buf[0] = buf[1] = buf[2] = want;
+                MPI_Bcast(buf, 3, MPI_INT, is_root ? MPI_ROOT : MPI_PROC_NULL, inter);
+                int keep = is_root ? want : -1; /* the root's group gets nothing */
+                if (buf[0] != keep || buf[2] != keep)
+                    errs += mt_fail(rank, "bcast from world %d: own group's buffer %d, want %d", wroot, buf[0], keep);
+            } else {
+                MPI_Bcast(buf, 3, MPI_INT, root, inter);
+                if (buf[0] != want || buf[1] != want || buf[2] != want)
+                    errs += mt_fail(rank, "bcast from world %d: got %d %d %d", wroot, buf[0], buf[1], buf[2]);
+            }
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        MPI_Barrier(inter);
+    (void)size;
     return errs;
 }
 
@@ -145,6 +184,7 @@ static int check_inter(int rank, int size)
 
     errs += traffic(inter, rank, 0);
     errs += traffic(inter, rank, 1);
+    errs += check_bcast(inter, rank, size);
     errs += check_merge(inter, rank, size, parity, 0);     /* odd high: even first */
     errs += check_merge(inter, rank, size, 1 - parity, 1); /* even high: odd first */
 
@@ -167,6 +207,7 @@ static int check_inter(int rank, int size)
     errs += check_merge(dup, rank, size, parity, 0);
     MPI_Comm_free(&inter); /* the dup lives on without it */
     errs += traffic(dup, rank, 0);
+    errs += check_bcast(dup, rank, size);
     errs += check_unsupported(dup, rank);
     MPI_Comm_free(&dup);
     if (dup != MPI_COMM_NULL)
