@@ -111,7 +111,8 @@ int core_not_initialized(const char *func)
     core_rank_t *r = core_self();
     char msg[256];
     if (!r)
-        snprintf(msg, sizeof msg, "%s called outside an MPI rank: build the program with ampicc", func);
+        snprintf(msg, sizeof msg, "%s called outside an MPI rank: in a program linked by ampicc, MPI calls come "
+                 "from the thread that runs the rank's main (MPI_THREAD_FUNNELED)", func);
     else
         snprintf(msg, sizeof msg, "rank %d: %s called %s", r->world, func,
                  r->finalized ? "after MPI_Finalize" : "before MPI_Init");

@@ -3,3 +3,4 @@
 
 core_proc_t core_proc;
 __thread core_rank_t *core_current __attribute__((tls_model("initial-exec")));
+core_rank_t *core_lib_rank;

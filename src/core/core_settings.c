@@ -63,6 +63,8 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
                              "README.md" },
     [CORE_SET_DEBUG] = { "AMPI_DEBUG", CORE_TYPE_BOOL, "off", 0, 0, NULL, "print debug messages",
                          "README.md" },
+    [CORE_SET_WARN_GLOBALS] = { "AMPI_WARN_GLOBALS", CORE_TYPE_BOOL, "on", 0, 0, NULL,
+                                "warn at MPI_Init when ranks share a process's writable globals", "README.md" },
 };
 
 /* AMPI_* names that are not settings of the library but belong to it, so

@@ -50,6 +50,7 @@ typedef enum {
     CORE_SET_RMA_PROGRESS,
     CORE_SET_PRIVATIZE,
     CORE_SET_DEBUG,
+    CORE_SET_WARN_GLOBALS,
     CORE_SET_COUNT
 } core_setting_id_t;
 

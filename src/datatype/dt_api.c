@@ -2,6 +2,7 @@
  * on uncommitted derived types too (MPI allows it); only communication
  * needs a committed type. */
 #include "core/core_rank.h"
+#include "rank/rank_host.h"
 #include "datatype/dt_internal.h"
 
 #include <string.h>
@@ -24,6 +25,7 @@ static const dt_type_t *lookup(MPI_Datatype dt, const char *fn)
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype dt, int *size)
 {
+    RANK_HOST_GUARD; /* library mode: one MPI call at a time */
     LOOKUP(v, dt, "MPI_Type_size");
     *size = v->size > 0x7fffffff ? MPI_UNDEFINED : (int)v->size;
     return MPI_SUCCESS;
@@ -32,6 +34,7 @@ int PMPI_Type_size(MPI_Datatype dt, int *size)
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 int PMPI_Type_size_x(MPI_Datatype dt, MPI_Count *size)
 {
+    RANK_HOST_GUARD;
     LOOKUP(v, dt, "MPI_Type_size_x");
     *size = (MPI_Count)v->size;
     return MPI_SUCCESS;
@@ -40,6 +43,7 @@ int PMPI_Type_size_x(MPI_Datatype dt, MPI_Count *size)
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 {
+    RANK_HOST_GUARD;
     LOOKUP(v, dt, "MPI_Type_get_extent");
     *lb = v->lb;
     *extent = v->ub - v->lb;
@@ -49,6 +53,7 @@ int PMPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
 {
+    RANK_HOST_GUARD;
     LOOKUP(v, dt, "MPI_Type_get_extent_x");
     *lb = v->lb;
     *extent = v->ub - v->lb;
@@ -58,6 +63,7 @@ int PMPI_Type_get_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 int PMPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
+    RANK_HOST_GUARD;
     LOOKUP(v, dt, "MPI_Type_get_true_extent");
     *true_lb = v->true_lb;
     *true_extent = v->true_ub - v->true_lb;
@@ -67,6 +73,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *true_lb, MPI_Aint *true
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype dt, MPI_Count *true_lb, MPI_Count *true_extent)
 {
+    RANK_HOST_GUARD;
     LOOKUP(v, dt, "MPI_Type_get_true_extent_x");
     *true_lb = v->true_lb;
     *true_extent = v->true_ub - v->true_lb;
@@ -76,6 +83,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype dt, MPI_Count *true_lb, MPI_Count *
 #pragma weak MPI_Type_commit = PMPI_Type_commit
 int PMPI_Type_commit(MPI_Datatype *dt)
 {
+    RANK_HOST_GUARD;
     if (!dt)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Type_commit");
     LOOKUP(v, *dt, "MPI_Type_commit");
@@ -91,6 +99,7 @@ int PMPI_Type_commit(MPI_Datatype *dt)
 #pragma weak MPI_Type_free = PMPI_Type_free
 int PMPI_Type_free(MPI_Datatype *dt)
 {
+    RANK_HOST_GUARD;
     if (!dt)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Type_free");
     if (!dt_derived(*dt))
@@ -106,6 +115,7 @@ int PMPI_Type_free(MPI_Datatype *dt)
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype dt, char *type_name, int *resultlen)
 {
+    RANK_HOST_GUARD;
     LOOKUP(v, dt, "MPI_Type_get_name");
     (void)v;
     const char *n = dt_name(dt);
@@ -121,6 +131,7 @@ int PMPI_Type_get_name(MPI_Datatype dt, char *type_name, int *resultlen)
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
 int PMPI_Type_set_name(MPI_Datatype dt, const char *type_name)
 {
+    RANK_HOST_GUARD;
     LOOKUP(v, dt, "MPI_Type_set_name");
     (void)v;
     if (!type_name)
@@ -142,6 +153,7 @@ int PMPI_Type_set_name(MPI_Datatype dt, const char *type_name)
 int PMPI_Type_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresses, int *num_datatypes,
                            int *combiner)
 {
+    RANK_HOST_GUARD;
     LOOKUP(v, dt, "MPI_Type_get_envelope");
     if (!num_integers || !num_addresses || !num_datatypes || !combiner)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Type_get_envelope");
@@ -158,6 +170,7 @@ int PMPI_Type_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresse
 int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses, int max_datatypes, int ints[],
                            MPI_Aint aints[], MPI_Datatype types[])
 {
+    RANK_HOST_GUARD;
     const char *fn = "MPI_Type_get_contents";
     LOOKUP(v, dt, fn);
     if (v->combiner == MPI_COMBINER_NAMED)

@@ -14,6 +14,7 @@
  * attribute in place, as the call that ran it fails. */
 #include "core/core_rank.h"
 #include "datatype/dt_internal.h"
+#include "rank/rank_host.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,7 @@ int dt_attr_copy_all(MPI_Datatype oldtype, MPI_Datatype newtype)
 }
 
 /* The calling rank, or NULL after the "not initialized" error. */
-#define DT_ENTER(R, fn) CORE_ENTER(R, fn)
+#define DT_ENTER(R, fn) RANK_HOST_GUARD; CORE_ENTER(R, fn) /* library mode: one call at a time */
 
 #pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,

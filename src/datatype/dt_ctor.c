@@ -3,6 +3,7 @@
  * at a byte displacement), lets dt_build flatten them, and records its
  * arguments for MPI_Type_get_contents. */
 #include "datatype/dt_ctor.h"
+#include "rank/rank_host.h"
 
 #include <stdlib.h>
 
@@ -66,6 +67,7 @@ static int build_strided(int count, int bl, ptrdiff_t stride, const dt_type_t *v
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD; /* library mode: one MPI call at a time */
     const dt_type_t *v;
     dt_type_t *d = NULL;
     int err = dt_ctor_check(count, old, newtype, &v);
@@ -84,6 +86,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     const dt_type_t *v;
     dt_type_t *d = NULL;
     int err = dt_ctor_check(count, old, newtype, &v);
@@ -120,12 +123,14 @@ static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     return hvector(count, blocklength, stride, old, newtype, "MPI_Type_create_hvector");
 }
 
 #pragma weak MPI_Type_hvector = PMPI_Type_hvector
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     return hvector(count, blocklength, stride, old, newtype, "MPI_Type_hvector");
 }
 
@@ -133,6 +138,7 @@ int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype 
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displs[], MPI_Datatype old,
                       MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     const dt_type_t *v;
     dt_type_t *d = NULL;
     int err = dt_ctor_check(count, old, newtype, &v);
@@ -178,6 +184,7 @@ static int hindexed(int count, const int blocklengths[], const MPI_Aint displs[]
 int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displs[], MPI_Datatype old,
                               MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     return hindexed(count, blocklengths, displs, old, newtype, "MPI_Type_create_hindexed");
 }
 
@@ -185,6 +192,7 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Ain
 int PMPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displs[], MPI_Datatype old,
                        MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     return hindexed(count, blocklengths, displs, old, newtype, "MPI_Type_hindexed");
 }
 
@@ -192,6 +200,7 @@ int PMPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displ
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[], MPI_Datatype old,
                                    MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     const dt_type_t *v;
     dt_type_t *d = NULL;
     int err = dt_ctor_check(count, old, newtype, &v);
@@ -214,6 +223,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displs[], MPI_Datatype old,
                                     MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     const dt_type_t *v;
     dt_type_t *d = NULL;
     int err = dt_ctor_check(count, old, newtype, &v);

@@ -1,5 +1,6 @@
 /* Type constructors: struct, subarray, resized, dup. */
 #include "datatype/dt_ctor.h"
+#include "rank/rank_host.h"
 
 #include <stdlib.h>
 
@@ -41,6 +42,7 @@ static int create_struct(int count, const int bls[], const MPI_Aint displs[], co
 int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displs[],
                             const MPI_Datatype types[], MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD; /* library mode: one MPI call at a time */
     return create_struct(count, blocklengths, displs, types, newtype, "MPI_Type_create_struct");
 }
 
@@ -48,6 +50,7 @@ int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint 
 int PMPI_Type_struct(int count, const int blocklengths[], const MPI_Aint displs[], const MPI_Datatype types[],
                      MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     return create_struct(count, blocklengths, displs, types, newtype, "MPI_Type_struct");
 }
 
@@ -92,6 +95,7 @@ static int build_subarray(int ndims, const int sizes[], const int subsizes[], co
 int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
                               MPI_Datatype old, MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     const char *fn = "MPI_Type_create_subarray";
     const dt_type_t *v = dt_view(old);
     if (!v)
@@ -121,6 +125,7 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     const dt_type_t *v;
     dt_type_t *d = NULL;
     int err = dt_ctor_check(0, old, newtype, &v);
@@ -138,6 +143,7 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
 {
+    RANK_HOST_GUARD;
     const dt_type_t *v;
     dt_type_t *d = NULL;
     int err = dt_ctor_check(0, old, newtype, &v);

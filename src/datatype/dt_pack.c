@@ -2,6 +2,7 @@
  * entry points MPI_Pack, MPI_Unpack, MPI_Pack_size. */
 #include "core/core_rank.h"
 #include "datatype/dt_internal.h"
+#include "rank/rank_host.h"
 
 #include <string.h>
 
@@ -75,6 +76,7 @@ long long dt_elements(MPI_Datatype t, long long bytes)
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size)
 {
+    RANK_HOST_GUARD; /* library mode: one MPI call at a time */
     (void)comm;
     if (!dt_valid(dt))
         return core_error(NULL, MPI_ERR_TYPE, "MPI_Pack_size");
@@ -91,6 +93,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size)
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize, int *position,
               MPI_Comm comm)
 {
+    RANK_HOST_GUARD;
     (void)comm;
     if (!dt_valid(dt))
         return core_error(NULL, MPI_ERR_TYPE, "MPI_Pack");
@@ -110,6 +113,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype dt,
                 MPI_Comm comm)
 {
+    RANK_HOST_GUARD;
     (void)comm;
     if (!dt_valid(dt))
         return core_error(NULL, MPI_ERR_TYPE, "MPI_Unpack");

@@ -5,6 +5,7 @@
  * Handle 0 is MPI_INFO_NULL, 1 MPI_INFO_ENV (built on first use, read-only
  * because all ranks of the process share it), user objects start at 2. */
 #include "pt2pt/p2p_api.h"
+#include "rank/rank_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,7 @@ static int check_key(const char *key)
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
+    RANK_HOST_GUARD; /* library mode: one MPI call at a time */
     if (!info)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Info_create");
     info_obj_t *o = calloc(1, sizeof *o);
@@ -170,6 +172,7 @@ int PMPI_Info_create(MPI_Info *info)
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    RANK_HOST_GUARD;
     const char *fn = "MPI_Info_set";
     if (info == MPI_INFO_ENV)
         return core_error_msg(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV is read-only");
@@ -185,6 +188,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    RANK_HOST_GUARD;
     const char *fn = "MPI_Info_get";
     INFO_LOOKUP(o, info, fn);
     int err = check_key(key);
@@ -233,6 +237,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    RANK_HOST_GUARD;
     const char *fn = "MPI_Info_get_valuelen";
     INFO_LOOKUP(o, info, fn);
     int err = check_key(key);
@@ -250,6 +255,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    RANK_HOST_GUARD;
     INFO_LOOKUP(o, info, "MPI_Info_get_nkeys");
     if (!nkeys)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Info_get_nkeys");
@@ -261,6 +267,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    RANK_HOST_GUARD;
     INFO_LOOKUP(o, info, "MPI_Info_get_nthkey");
     if (n < 0 || n >= o->n || !key)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Info_get_nthkey");
@@ -271,6 +278,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    RANK_HOST_GUARD;
     const char *fn = "MPI_Info_delete";
     if (info == MPI_INFO_ENV)
         return core_error_msg(NULL, MPI_ERR_INFO, fn, "MPI_INFO_ENV is read-only");
@@ -291,6 +299,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    RANK_HOST_GUARD;
     INFO_LOOKUP(o, info, "MPI_Info_dup");
     if (!newinfo)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Info_dup");
@@ -311,6 +320,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
+    RANK_HOST_GUARD;
     if (!info)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Info_free");
     if (*info == MPI_INFO_ENV || !lookup(*info))

@@ -1,10 +1,13 @@
-/* MPI_Init / MPI_Finalize and friends.  The process itself was set up by
- * AMPI_Run before any rank started (env_run.c); these only mark the calling
- * rank's state. */
+/* MPI_Init / MPI_Finalize and friends.  A program linked by ampicc had its
+ * process set up by AMPI_Run before any rank started (env_run.c): these
+ * only mark the calling rank's state.  In library mode (env_lib.h) the
+ * first MPI_Init sets the process up as one rank. */
 #include "gpu/gpu.h"
 #include "pt2pt/p2p_api.h"
 #include "comm/comm.h"
 #include "env/env_finalize.h"
+#include "env/env_lib.h"
+#include "env/env_globals.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -14,14 +17,32 @@
 static atomic_int finalized_here; /* ranks of this process in MPI_Finalize's end */
 static atomic_bool released_here;  /* ... and the process's device objects given back */
 
-static int init_rank(const char *func)
+/* The most a mode can promise: a rank of ampicc's start-up is a user-level
+ * thread found through its OS thread, so MPI calls must come from that
+ * thread (FUNNELED); in library mode calls from any OS thread are
+ * serialized by the host lock (rank_host.h), which is MULTIPLE. */
+static int max_thread_level(void) { return env_lib_mode() ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED; }
+
+/* required < 0: MPI_Init, which gets the mode's level */
+static int init_rank(const char *func, int required, int *provided)
 {
     p2p_rank_t *r = p2p_self();
-    if (!r)
+    if (!r && !(r = env_lib_start()))
         return core_not_initialized(func);
+    RANK_HOST_GUARD;
     if (r->core.initialized || r->core.finalized)
         return core_error_msg(NULL, MPI_ERR_OTHER, func, "MPI is already initialized");
     r->core.initialized = true;
+    static bool first_init_done; /* per process: ranks of a PE never run at once */
+    if (!first_init_done) {
+        first_init_done = true;
+        env_globals_check();
+    }
+    int max = max_thread_level();
+    int level = required < 0 || required > max ? max : required;
+    r->core.thread_level = level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+    if (provided)
+        *provided = r->core.thread_level;
     gpu_check_app_device();
     /* getopt keeps its position in globals that all ranks of a process share:
      * start each rank's option parsing afresh (glibc re-initialises at 0) */
@@ -34,30 +55,15 @@ int PMPI_Init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    int err = init_rank("MPI_Init");
-    if (!err)
-        p2p_self()->core.thread_level = MPI_THREAD_FUNNELED;
-    return err;
+    return init_rank("MPI_Init", -1, NULL);
 }
 
-/* Ranks are user-level threads of a PE's OS thread, and the PE finds the
- * running rank through thread-local state: MPI calls must come from the
- * rank's own thread, which is MPI_THREAD_FUNNELED. */
 #pragma weak MPI_Init_thread = PMPI_Init_thread
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc;
     (void)argv;
-    int err = init_rank("MPI_Init_thread");
-    if (err)
-        return err;
-    int level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
-    if (level < MPI_THREAD_SINGLE)
-        level = MPI_THREAD_SINGLE;
-    p2p_self()->core.thread_level = level;
-    if (provided)
-        *provided = level;
-    return MPI_SUCCESS;
+    return init_rank("MPI_Init_thread", required, provided);
 }
 
 #pragma weak MPI_Query_thread = PMPI_Query_thread
@@ -71,7 +77,8 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 int PMPI_Is_thread_main(int *flag)
 {
-    *flag = p2p_self() != NULL;
+    /* a rank's own thread; in library mode the thread that called MPI_Init */
+    *flag = env_lib_mode() ? env_lib_is_main_thread() : p2p_self() != NULL;
     return MPI_SUCCESS;
 }
 
@@ -127,6 +134,8 @@ int PMPI_Finalize(void)
     env_rank_leaves();
     while (!atomic_load(&released_here))
         p2p_poll();
+    if (env_lib_mode())
+        env_lib_end(r);
     return err;
 }
 

@@ -1,8 +1,9 @@
-/* AMPI_Run: the life of a process.  The library's start-up (env_main.c)
- * calls it with the program's main.  It joins the job through PMIx, starts
- * UCX and exchanges worker addresses, creates one user-level thread per MPI
- * rank placed on this process, runs the PE scheduler until every rank has
- * returned, then flushes, fences and tears everything down. */
+/* AMPI_Run: the life of a process whose main the library owns.  The
+ * library's start-up (env_main.c) calls it with the program's main.  It
+ * joins the job through PMIx, sets the process up (env_proc.c: UCX, shared
+ * memory, GPU), creates one user-level thread per MPI rank placed on this
+ * process, runs the PE scheduler until every rank has ended, then tears
+ * everything down.  How a rank ends (return, exit) is decided here too. */
 #include "pt2pt/p2p_api.h"
 #include "env/env_finalize.h"
 #include "coll/coll_nb.h"
@@ -10,6 +11,7 @@
 #include "env/env_args.h"
 #include "env/env_crash.h"
 #include "env/env_main.h"
+#include "env/env_proc.h"
 #include "rma/rma.h"
 #include "gpu/gpu.h"
 #include "rank/rank_place.h"
@@ -149,59 +151,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     if (vp > 0x7fffffffL / 2)
         ucx_pmix_abort(1, "+vp is too large");
 
-    /* so that programs can pick a GPU per process before MPI_Init */
-    char buf[32];
-    snprintf(buf, sizeof buf, "%d", job.local_rank);
-    setenv("AMPI_LOCAL_RANK", buf, 1);
-    snprintf(buf, sizeof buf, "%d", job.local_size);
-    setenv("AMPI_LOCAL_SIZE", buf, 1);
-    /* MPICH's names for the same, which programs (OSU micro-benchmarks
-     * among them) read to pick a GPU before MPI_Init -- the one gpu_init
-     * picks too; a launcher's own setting stays */
-    setenv("MPI_LOCALNRANKS", buf, 0);
-    snprintf(buf, sizeof buf, "%d", job.local_rank);
-    setenv("MPI_LOCALRANKID", buf, 0);
-
-    core_set_abort(ucx_pmix_abort);
-    p2p_proc_init((int)vp, job.nprocs, job.proc);
-    env_report_ranks(job.proc, core_proc.first, core_proc.nlocal);
-    for (int i = 0; i < core_proc.nlocal; i++)
-        comm_state_init(&p2p_proc.ranks[i].core.comms, core_proc.first + i, core_proc.nranks);
-    /* the device context must be current before UCX looks for CUDA */
-    if (gpu_init(job.local_rank, job.local_size) != 0)
-        ucx_pmix_abort(1, "GPU initialisation failed (see the message above)");
-    /* CUDA IPC between processes of one node (the route checks the peer's
-     * node); across nodes device payloads take the UCX route */
-    p2p_proc.gpu_ipc = gpu_enabled() && job.local_size > 1 && core_setting_bool(CORE_SET_GPU_IPC);
-    p2p_proc.gpu_ipc_push = core_setting_bool(CORE_SET_GPU_IPC_PUSH);
-    p2p_proc.gpu_ipc_push_min = core_setting_size(CORE_SET_GPU_IPC_PUSH_MIN);
-    if (job.nprocs > 1) {
-        ucx_handlers_t h = { .env_arrived = p2p_env_arrived, .env_free = p2p_env_free };
-        ucx_init(job.proc, job.nprocs, job.local_size == job.nprocs, &h);
-        p2p_proc.ucx_cuda = ucx_supports_cuda();
-        if (gpu_enabled() && !p2p_proc.ucx_cuda)
-            util_debug("UCX has no CUDA support: device payloads are staged through host memory");
-        /* envelopes to processes of this node may take shared-memory rings
-         * (shm.h), payloads CMA.  The fences depend on job-wide facts only,
-         * so that a process with AMPI_SHM=0, or alone on its node, still
-         * takes part in both. */
-        bool node_peers = job.local_size > 1;
-        if (node_peers) {
-            shm_create(job.proc, job.nprocs, core_setting_bool(CORE_SET_SHM));
-            p2p_cma_publish();
-        }
-        if (ucx_pmix_fence(true) != 0)
-            ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
-        if (node_peers) {
-            shm_attach();
-            p2p_cma_attach();
-        }
-        /* every peer has mapped our segment: its name can go */
-        if (ucx_pmix_fence(false) != 0)
-            ucx_pmix_abort(1, "PMIx fence after mapping the shared-memory segments failed");
-        if (node_peers)
-            shm_unlink_own();
-    }
+    env_proc_start(&job, (int)vp, false);
 
     env_crash_install(job.proc);
     rank_guard_install();
@@ -237,23 +187,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         comm_state_fini(&r->core.comms);
     }
     free(starts);
-    fflush(stdout);
-    rma_fini(); /* the one-sided worker and progress thread, before the UCX they use goes */
-    if (ucx_active()) {
-        ucx_close();
-        /* nobody destroys its worker while a peer may still flush into it */
-        ucx_pmix_fence_progress(ucx_progress);
-        /* a program that reset the device after MPI_Finalize destroyed
-         * UCX's streams, events and mappings with it: leave them be */
-        if (!gpu_context_lost())
-            ucx_fini();
-    }
-    shm_fini(); /* after the last fence: nobody writes into the rings any more */
-    p2p_cma_fini();
-    p2p_env_pool_drain();
-    p2p_stage_drain();
-    gpu_finalize();
-    ucx_pmix_finalize();
+    env_proc_end();
     free(p2p_proc.ranks);
     free(atexit_seen.fn);
     atexit_seen.fn = NULL;

@@ -11,8 +11,10 @@
 #define P2P_TAG_UB 0x7fffffff
 
 /* The entry of a point-to-point call: CORE_ENTER (core_rank.h) with R as
- * the point-to-point rank. */
+ * the point-to-point rank.  In library mode it also holds the host lock
+ * until the function returns (rank_host.h). */
 #define P2P_ENTER(R, fn)                                                     \
+    RANK_HOST_GUARD;                                                         \
     p2p_rank_t *R = p2p_self();                                              \
     if (UTIL_UNLIKELY(!R || !R->core.initialized || R->core.finalized))     \
         return core_not_initialized(fn)

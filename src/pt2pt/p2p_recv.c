@@ -154,7 +154,7 @@ static void incoming(p2p_rank_t *r, p2p_msg_t *msg)
         return;
     }
     p2p_unexp_add(&r->unexpected, &msg->m);
-    if (r->probing && r->core.ult->state == RANK_ULT_BLOCKED)
+    if (r->probing && r->core.ult && r->core.ult->state == RANK_ULT_BLOCKED)
         rank_wake(r->core.ult);
 }
 

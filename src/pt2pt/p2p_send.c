@@ -9,7 +9,7 @@
 
 static inline void wake_if_probing(p2p_rank_t *r)
 {
-    if (r->probing && r->core.ult->state == RANK_ULT_BLOCKED)
+    if (r->probing && r->core.ult && r->core.ult->state == RANK_ULT_BLOCKED)
         rank_wake(r->core.ult);
 }
 

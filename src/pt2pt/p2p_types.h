@@ -16,6 +16,7 @@
 #include "pt2pt/p2p_seq.h"
 #include "pt2pt/p2p_wire.h"
 #include "rank/rank_ult.h"
+#include "rank/rank_host.h"
 #include "shm/shm.h"
 #include "ucx/ucx.h"
 #include "util/util_copy.h"
@@ -256,6 +257,8 @@ static inline void p2p_idle(void)
             p2p_proc.idle_polls = 0;
             sched_yield();
         }
+        if (__builtin_expect(rank_hosted, 0)) /* library mode: other threads' calls get their turn */
+            rank_host_pause();
     } else {
         rank_block();
     }

@@ -9,6 +9,7 @@
 #include "rank/rank_ult.h"
 #include "core/core_rank.h"
 #include "rank/rank_guard.h"
+#include "rank/rank_host.h"
 #include "rank/rank_san.h"
 #include "rank/rank_stack.h"
 #include "util/util_log.h"
@@ -203,6 +204,21 @@ bool rank_cpu_owned(void)
     return owned;
 }
 
+/* Run the ULTs that are ready now; ULTs that become ready meanwhile
+ * (yield, wake) wait for the next pass, after progress, so a ULT that
+ * yields in a loop cannot starve progress. */
+static void run_ready(rank_pe_t *pe)
+{
+    util_dlink_t *last = pe->ready.head.prev;
+    if (last == &pe->ready.head)
+        return;
+    util_dlink_t *link;
+    do {
+        link = util_dlist_pop_front(&pe->ready);
+        run_ult(pe, UTIL_CONTAINER_OF(link, rank_ult_t, ready_link));
+    } while (link != last);
+}
+
 void rank_pe_run(rank_pe_t *pe)
 {
     rank_pe_t *outer = rank_this_pe;
@@ -225,14 +241,7 @@ void rank_pe_run(rank_pe_t *pe)
             continue;
         }
         idle = 0;
-        /* Run the ULTs that were ready when this pass began; ULTs that become
-         * ready meanwhile (yield, wake) wait for the next pass, after
-         * progress, so a ULT that yields in a loop cannot starve progress. */
-        util_dlink_t *link;
-        do {
-            link = util_dlist_pop_front(&pe->ready);
-            run_ult(pe, UTIL_CONTAINER_OF(link, rank_ult_t, ready_link));
-        } while (link != last);
+        run_ready(pe);
     }
     rank_this_pe = outer;
 }
@@ -244,11 +253,17 @@ rank_pe_t *rank_current_pe(void)
 
 /* Outside any ULT (scheduler not running, or plain thread code) there is
  * nothing to switch to: polling progress once is the useful thing to do, and
- * callers loop (`while (!done) rank_block();`) anyway. */
+ * callers loop (`while (!done) rank_block();`) anyway.  A hosted PE (library
+ * mode, rank_host.h) has no scheduler loop: the waiting thread runs its
+ * ready ULTs itself, then lets other threads' calls have their turn. */
 static void poll_outside_ult(rank_pe_t *pe)
 {
     if (pe && pe->progress)
         pe->progress(pe->progress_arg);
+    if (pe && rank_hosted) {
+        run_ready(pe);
+        rank_host_pause();
+    }
 }
 
 void rank_block(void)

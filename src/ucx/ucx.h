@@ -19,6 +19,7 @@
 typedef struct ucx_handlers {
     void (*env_arrived)(void *wire, size_t len);
     void (*env_free)(void *wire); /* give back a buffer of the intake's unused (at ucx_close) */
+    bool any_thread; /* the worker is driven by any OS thread, one at a time (library mode) */
 } ucx_handlers_t;
 
 /* Completion record of a send or receive that did not finish at once; it

@@ -67,7 +67,9 @@ int ucx_init(int proc, int nprocs, bool one_node, const ucx_handlers_t *h)
 
     ucp_worker_params_t wp = {
         .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-        .thread_mode = UCS_THREAD_MODE_SINGLE, /* one OS thread drives each worker */
+        /* one OS thread drives each worker, or (library mode) any thread
+         * under the library's lock */
+        .thread_mode = h->any_thread ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE,
     };
     st = ucp_worker_create(U.context, &wp, &U.worker);
     if (st != UCS_OK)
