@@ -430,6 +430,26 @@ AMPI_DECL(int, File_sync, (MPI_File fh));
 
 /* ---- MPI 4.0 functions the library has (MPI_VERSION stays 3: README says
  * what of MPI 4.0 is there) ---- */
+typedef struct AMPI_Session_s *MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *errcode, ...);
+AMPI_DECL(int, Session_create_errhandler, (MPI_Session_errhandler_function *session_errhandler_fn,
+                                           MPI_Errhandler *errhandler));
+AMPI_DECL(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler));
+AMPI_DECL(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler));
+AMPI_DECL(int, Session_call_errhandler, (MPI_Session session, int errorcode));
+AMPI_DECL(int, Info_create_env, (int argc, char *argv[], MPI_Info *info));
+AMPI_DECL(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session));
+AMPI_DECL(int, Session_finalize, (MPI_Session *session));
+AMPI_DECL(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names));
+AMPI_DECL(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name));
+AMPI_DECL(int, Session_get_info, (MPI_Session session, MPI_Info *info_used));
+AMPI_DECL(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info));
+AMPI_DECL(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup));
+AMPI_DECL(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info,
+                                        MPI_Errhandler errhandler, MPI_Comm *newcomm));
 AMPI_DECL(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag));
 AMPI_DECL(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,

@@ -184,6 +184,23 @@ bool coll_all_local(const core_comm_t *c);
  * messages, copies and reductions per rank through the message layer. */
 int coll_local_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                       const struct coll_op *op, int root, bool all, int tag);
+/* Blocking collectives on derived types that are not one plain block run
+ * on packed copies (coll_noncontig.c): coll_nc_type(dt) says whether dt is
+ * such a type; the coll_nc_* forms take the user's arguments (counts NULL:
+ * the uniform form) and return the error class of the call they make. */
+bool coll_nc_type(MPI_Datatype dt);
+int coll_nc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, int me);
+int coll_nc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                    int recvcount, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, int me, int n);
+int coll_nc_scatterv(const void *sendbuf, const int *sendcounts, int sendcount, const int *displs,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, int me, int n);
+int coll_nc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int *recvcounts, int recvcount, const int *displs, MPI_Datatype recvtype,
+                       MPI_Comm comm, int me, int n);
+int coll_nc_alltoallv(const void *sendbuf, const int *sendcounts, int sendcount, const int *sdispls,
+                      MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, int recvcount,
+                      const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, int n);
 /* Root's own block: sbuf == NULL (gather) or rbuf == NULL (scatter) when
  * it is already in place. */
 int coll_gather(p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,

@@ -82,6 +82,9 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Allgather");
+    if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
+        return coll_nc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL, recvtype, comm,
+                                  c->rank, c->size);
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
     if (!err)
         err = coll_check_buf(recvbuf, recvcount, recvtype);
@@ -102,6 +105,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Allgatherv");
+    if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
+        return coll_nc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0, displs, recvtype, comm,
+                                  c->rank, c->size);
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
     if (!err)
         err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);

@@ -76,6 +76,9 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Alltoall");
+    if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
+        return coll_nc_alltoallv(sendbuf, NULL, sendcount, NULL, sendtype, recvbuf, NULL, recvcount, NULL, recvtype,
+                                 comm, c->size);
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
     if (!err)
         err = coll_check_buf(recvbuf, recvcount, recvtype);
@@ -93,6 +96,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Alltoallv");
+    if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
+        return coll_nc_alltoallv(sendbuf, sendcounts, 0, sdispls, sendtype, recvbuf, recvcounts, 0, rdispls,
+                                 recvtype, comm, c->size);
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS
                                       : coll_check_vec(sendbuf, sendcounts, sdispls, c->size, sendtype);
     if (!err)

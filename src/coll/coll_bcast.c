@@ -93,6 +93,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         COLL_CHECK(c, err, err, "MPI_Bcast");
         return MPI_SUCCESS;
     }
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) /* coll_noncontig.c */
+        return coll_nc_bcast(buffer, count, datatype, root, comm, c->rank);
     int err = check(c, buffer, count, datatype, root);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     size_t bytes = coll_bytes((size_t)count, datatype);

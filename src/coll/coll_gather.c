@@ -41,6 +41,10 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Gather");
+    if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) ||
+                      (c->rank == root && coll_nc_type(recvtype))))
+        return coll_nc_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL, recvtype, root, comm,
+                               c->rank, c->size);
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
         err = coll_check_buf(recvbuf, recvcount, recvtype);
@@ -58,6 +62,10 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Gatherv");
+    if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) ||
+                      (c->rank == root && coll_nc_type(recvtype))))
+        return coll_nc_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0, displs, recvtype, root, comm,
+                               c->rank, c->size);
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
         err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);

@@ -40,6 +40,10 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Scatter");
+    if (UTIL_UNLIKELY((c->rank == root && coll_nc_type(sendtype)) ||
+                      (recvbuf != MPI_IN_PLACE && coll_nc_type(recvtype))))
+        return coll_nc_scatterv(sendbuf, NULL, sendcount, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                                c->rank, c->size);
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
         err = coll_check_buf(sendbuf, sendcount, sendtype);
@@ -57,6 +61,10 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     COLL_ENTER(r, c, comm, "MPI_Scatterv");
+    if (UTIL_UNLIKELY((c->rank == root && coll_nc_type(sendtype)) ||
+                      (recvbuf != MPI_IN_PLACE && coll_nc_type(recvtype))))
+        return coll_nc_scatterv(sendbuf, sendcounts, 0, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                                c->rank, c->size);
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
         err = coll_check_vec(sendbuf, sendcounts, displs, c->size, sendtype);

@@ -27,6 +27,10 @@ typedef struct comm_attr {
 typedef struct comm_topo comm_topo_t; /* comm_internal.h */
 typedef struct comm_keyval comm_keyval_t; /* comm_internal.h */
 
+/* The value of the MPI_LASTUSEDCODE attribute: the largest error code in
+ * use, user codes included (MPI_Add_error_code moves it, src/env). */
+extern int comm_attr_lastusedcode;
+
 /* Set-up and tear-down of a rank's tables (when the rank is made and after
  * its thread has ended, src/env).
  * comm_state_fini frees everything without calling any attribute callback:

@@ -40,46 +40,6 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    p2p_rank_t *r;
-    core_comm_t *c = lookup(comm, "MPI_Comm_set_errhandler", &r);
-    if (!c)
-        return MPI_ERR_COMM;
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-        return core_error(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
-    c->errh = errhandler;
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
-int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    return PMPI_Comm_set_errhandler(comm, errhandler);
-}
-
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
-{
-    p2p_rank_t *r;
-    core_comm_t *c = lookup(comm, "MPI_Comm_get_errhandler", &r);
-    if (!c)
-        return MPI_ERR_COMM;
-    *errhandler = c->errh;
-    return MPI_SUCCESS;
-}
-
-/* The predefined handlers are never really freed; the handle is nulled. */
-#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
-int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
-{
-    if (!errhandler)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
-    *errhandler = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {

@@ -14,7 +14,7 @@ static const int attr_tag_ub = P2P_TAG_UB;
 static const int attr_host = MPI_PROC_NULL;
 static const int attr_io = MPI_ANY_SOURCE;
 static const int attr_wtime_is_global = 0;
-static const int attr_lastusedcode = MPI_ERR_LASTCODE;
+int comm_attr_lastusedcode = MPI_ERR_LASTCODE;
 static const int attr_appnum = 0;
 
 /* The predefined attributes, on every communicator; NULL if `keyval` is
@@ -27,7 +27,7 @@ static const int *predefined_attr(int keyval)
     case MPI_IO: return &attr_io;
     case MPI_WTIME_IS_GLOBAL: return &attr_wtime_is_global;
     case MPI_UNIVERSE_SIZE: return &core_proc.nranks;
-    case MPI_LASTUSEDCODE: return &attr_lastusedcode;
+    case MPI_LASTUSEDCODE: return &comm_attr_lastusedcode;
     case MPI_APPNUM: return &attr_appnum;
     default: return NULL;
     }

@@ -245,7 +245,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 /* ---- MPI_Dims_create ----
  * The free dimensions get the factorization of the remaining node count
  * whose largest and smallest factors are closest ("as close to each other
- * as possible"; ties: the smaller largest factor), in non-increasing order.
+ * as possible"; ties: more_even), in non-increasing order.
  * An exhaustive search over non-increasing divisor sequences: divisor
  * counts are small (at most 1600 below 2^31), and the search prunes every
  * branch whose spread already exceeds the best one. */
@@ -257,6 +257,18 @@ typedef struct {
     long best_spread; /* -1: none found yet */
 } dims_search_t;
 
+/* Between factorizations of equal spread: the one whose smallest factors
+ * are larger, compared from the smallest up -- what MPICH answers (its
+ * test suite checks 75,000 cases), e.g. 21x16x15 for 5040 rather than
+ * 20x18x14, and 13x9x8x6 for 5616 rather than 13x12x6x6. */
+static bool more_even(const int *a, const int *b, int k)
+{
+    for (int i = k - 1; i >= 0; i--)
+        if (a[i] != b[i])
+            return a[i] > b[i];
+    return false;
+}
+
 static void dims_search(dims_search_t *ds, int depth, long rest, long maxd)
 {
     if (depth == ds->k - 1) { /* the last factor is what is left */
@@ -265,7 +277,7 @@ static void dims_search(dims_search_t *ds, int depth, long rest, long maxd)
         ds->cur[depth] = (int)rest;
         long spread = ds->cur[0] - rest;
         if (ds->best_spread < 0 || spread < ds->best_spread ||
-            (spread == ds->best_spread && ds->cur[0] < ds->best[0])) {
+            (spread == ds->best_spread && more_even(ds->cur, ds->best, ds->k))) {
             ds->best_spread = spread;
             for (int i = 0; i < ds->k; i++)
                 ds->best[i] = ds->cur[i];

@@ -69,13 +69,26 @@ static const char *const err_text[MPI_ERR_LASTCODE + 1][2] = {
     [MPI_ERR_IO] = { "MPI_ERR_IO", "I/O error" },
 };
 
+/* The program's own classes, codes and handlers (core_err.h). */
+static core_err_user_hooks_t user_hooks;
+
+void core_err_set_user_hooks(const core_err_user_hooks_t *hooks) { user_hooks = *hooks; }
+
+static int user_class_of(int code) { return user_hooks.class_of ? user_hooks.class_of(code) : -1; }
+
 const char *core_error_name(int c)
 {
+    int user = user_class_of(c);
+    if (user >= 0)
+        return c == user ? "user error class" : "user error code";
     return c >= 0 && c <= MPI_ERR_LASTCODE && err_text[c][0] ? err_text[c][0] : "MPI_ERR_UNKNOWN";
 }
 
 static const char *error_text(int c)
 {
+    const char *user = user_hooks.string ? user_hooks.string(c) : NULL;
+    if (user)
+        return user;
     return c >= 0 && c <= MPI_ERR_LASTCODE && err_text[c][1] ? err_text[c][1] : "unknown error code";
 }
 
@@ -96,6 +109,9 @@ int core_error_msg(core_comm_t *c, int errclass, const char *func, const char *d
     core_rank_t *r = core_self();
     MPI_Errhandler eh = c ? c->errh : r ? r->comms.world.errh : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN)
+        return errclass;
+    MPI_Comm handle = c ? c->handle : MPI_COMM_WORLD; /* errors of no communicator: MPI_COMM_WORLD's */
+    if (eh != MPI_ERRORS_ARE_FATAL && user_hooks.invoke && user_hooks.invoke(eh, &handle, errclass))
         return errclass;
     char msg[512];
     snprintf(msg, sizeof msg, "rank %d: %s: %s: %s%s%s (MPI_ERRORS_ARE_FATAL: ending the job)",
@@ -124,7 +140,9 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen)
         return MPI_ERR_ARG;
-    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", core_error_name(errorcode), error_text(errorcode));
+    const char *user = user_hooks.string ? user_hooks.string(errorcode) : NULL;
+    int n = user ? snprintf(string, MPI_MAX_ERROR_STRING, "%s", user) /* the string the user gave, alone */
+                 : snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", core_error_name(errorcode), error_text(errorcode));
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }
@@ -132,8 +150,13 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    int user = user_class_of(errorcode);
+    if (user >= 0 && errorclass) {
+        *errorclass = user;
+        return MPI_SUCCESS;
+    }
     if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Error_class");
-    *errorclass = errorcode; /* every code we return is its own class */
+    *errorclass = errorcode; /* every code the library returns is its own class */
     return MPI_SUCCESS;
 }

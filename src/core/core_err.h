@@ -4,6 +4,7 @@
 #ifndef AMPI_CORE_ERR_H
 #define AMPI_CORE_ERR_H
 
+#include <stdbool.h>
 #include "mpi.h"
 #include "core/core_comm.h"
 
@@ -18,5 +19,18 @@ const char *core_error_name(int errclass);
  * that the message goes to stderr and this process exits. */
 _Noreturn void core_abort_job(int status, const char *msg);
 void core_set_abort(void (*abort_job)(int status, const char *msg));
+
+/* The program's own error classes, codes and handlers (MPI_Add_error_class,
+ * MPI_Comm_create_errhandler & co.) live in src/env, above this layer: env
+ * registers these so that the dispatch and MPI_Error_class/_string find
+ * them.  Until then (and for a NULL member) there are none. */
+typedef struct core_err_user_hooks {
+    int (*class_of)(int code);       /* class of a user code (itself for a class); -1: not one */
+    const char *(*string)(int code); /* its string ("" if none given); NULL: not a user code */
+    /* Calls user handler eh on *object (the MPI_Comm of the failing call)
+     * with errorcode; false, calling nothing, if eh is not a user handler. */
+    bool (*invoke)(MPI_Errhandler eh, void *object, int errorcode);
+} core_err_user_hooks_t;
+void core_err_set_user_hooks(const core_err_user_hooks_t *hooks);
 
 #endif

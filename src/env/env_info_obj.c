@@ -330,3 +330,14 @@ int PMPI_Info_free(MPI_Info *info)
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
 }
+
+/* MPI 4.0 9.4: the keys of MPI_INFO_ENV, as a new object of the caller's;
+ * the library knows them without argc/argv, before MPI_Init as well. */
+#pragma weak MPI_Info_create_env = PMPI_Info_create_env
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    (void)argc, (void)argv;
+    if (!info)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Info_create_env");
+    return PMPI_Info_dup(MPI_INFO_ENV, info);
+}

@@ -6,15 +6,6 @@
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-ENV_STUB(Add_error_class, (int *errorclass), MPI_COMM_NULL)
-ENV_STUB(Add_error_code, (int errorclass, int *errorcode), MPI_COMM_NULL)
-ENV_STUB(Add_error_string, (int errorcode, const char *string), MPI_COMM_NULL)
-ENV_STUB(Comm_create_errhandler, (MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler),
-          MPI_COMM_NULL)
-ENV_STUB_FILE(File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
-ENV_STUB_FILE(File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
-ENV_STUB_FILE(File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
-ENV_STUB_FILE(File_call_errhandler, (MPI_File fh, int errorcode))
 ENV_STUB(Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
           MPI_Aint outsize, MPI_Aint *position), MPI_COMM_NULL)
 ENV_STUB(Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size),

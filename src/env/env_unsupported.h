@@ -10,8 +10,9 @@
 /* On comm's error handler (MPI_COMM_WORLD's when comm is MPI_COMM_NULL or
  * not a communicator); "not initialized" outside MPI_Init..MPI_Finalize. */
 int env_unsupported(MPI_Comm comm, const char *func);
-/* Files: their default error handler is MPI_ERRORS_RETURN (MPI 3.1 13.7),
- * so the class is returned without ending the job. */
+/* Files: through the error handler of MPI_FILE_NULL, which is
+ * MPI_ERRORS_RETURN unless the program set another (MPI 3.1 13.7): by
+ * default the class is returned without ending the job. */
 int env_unsupported_file(const char *func);
 
 #define ENV_STUB_PRAGMA(x) _Pragma(#x)

@@ -23,7 +23,7 @@ static void best_spread(const int *divs, int ndivs, int m, int k, int maxf, int 
                         int *bestmax)
 {
     if (k == 0) {
-        if (m == 1 && (*best < 0 || first - last < *best || (first - last == *best && first < *bestmax))) {
+        if (m == 1 && (*best < 0 || first - last < *best)) {
             *best = first - last;
             *bestmax = first;
         }
@@ -81,7 +81,7 @@ static int check_dims(int me, int n, int ndims, const int *fixed)
         int *divs = mt_malloc((size_t)m * sizeof *divs), ndivs = divisors(m, divs);
         best_spread(divs, ndivs, m, nfree, m, 0, 0, &best, &bestmax);
         free(divs);
-        if (fmax - fmin != best || fmax != bestmax)
+        if (fmax - fmin != best)
             errs += mt_fail(me, "Dims_create(%d, %d): spread %d max %d, the best is spread %d max %d", n, ndims,
                             fmax - fmin, fmax, best, bestmax);
     }
@@ -118,6 +118,21 @@ static int test_dims(int me)
             if (prod != many[i])
                 errs += mt_fail(me, "Dims_create(%d, %d): product %ld", many[i], nd, prod);
         }
+#ifdef AMPI_UCX
+    /* among splits of equal spread, the one whose smaller factors are
+     * larger, as MPICH answers */
+    const struct {
+        int n, nd, want[4];
+    } ties[] = { { 5040, 3, { 21, 16, 15 } }, { 34776, 3, { 46, 28, 27 } }, { 5616, 4, { 13, 9, 8, 6 } } };
+    for (size_t i = 0; i < sizeof ties / sizeof *ties; i++) {
+        int d[4] = { 0, 0, 0, 0 };
+        MPI_Dims_create(ties[i].n, ties[i].nd, d);
+        if (memcmp(d, ties[i].want, (size_t)ties[i].nd * sizeof(int)) != 0)
+            errs += mt_fail(me, "Dims_create(%d, %d): %d x %d x %d x %d, expected %d x %d x %d x %d", ties[i].n,
+                            ties[i].nd, d[0], d[1], d[2], d[3], ties[i].want[0], ties[i].want[1], ties[i].want[2],
+                            ties[i].want[3]);
+    }
+#endif
     int f1[3] = { 0, 3, 0 }, f2[4] = { 2, 0, 0, 5 }, f3[2] = { 4, 0 }, f4[3] = { 2, 3, 4 };
     errs += check_dims(me, 36, 3, f1);
     errs += check_dims(me, 360, 4, f2);

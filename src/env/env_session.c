@@ -1,0 +1,238 @@
+/* The sessions model of MPI 4.0 (chapter 11), for programs that start MPI
+ * through MPI_Session_init instead of MPI_Init (OSU 7.4 does with
+ * --session).
+ *
+ * A rank's first session starts the rank's MPI as MPI_Init_thread would,
+ * unless MPI_Init already did; its last MPI_Session_finalize ends it again
+ * (MPI_Finalize) if a session started it.  Two process sets exist,
+ * "mpi://WORLD" and "mpi://SELF"; MPI_Comm_create_from_group makes a
+ * communicator of a group of them, like MPI_Comm_create_group over
+ * MPI_COMM_WORLD with a tag derived from the string tag.  A session's error
+ * handler is called by MPI_Session_call_errhandler; the session calls
+ * themselves report their errors to MPI_COMM_WORLD's handler.  Info keys
+ * change nothing. */
+#include "env/env_errh.h"
+#include "pt2pt/p2p_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct AMPI_Session_s {
+    int world; /* the rank that made it */
+    MPI_Errhandler errh;
+};
+
+/* Per local rank: open sessions, and whether a session started MPI. */
+static int *open_sessions;
+static bool *started_by_session;
+
+static const char *const psets[] = { "mpi://WORLD", "mpi://SELF" };
+#define NPSETS 2
+
+static int local_index(const p2p_rank_t *r) { return r->core.world - core_proc.first; }
+
+#pragma weak MPI_Session_init = PMPI_Session_init
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    (void)info;
+    p2p_rank_t *r = p2p_self();
+    if (!r)
+        return core_not_initialized("MPI_Session_init");
+    if (!session)
+        return r->core.initialized ? core_error(NULL, MPI_ERR_ARG, "MPI_Session_init") : MPI_ERR_ARG;
+    if (!open_sessions) { /* the ranks of a process share one PE: no race */
+        open_sessions = calloc((size_t)core_proc.nlocal, sizeof *open_sessions);
+        started_by_session = calloc((size_t)core_proc.nlocal, sizeof *started_by_session);
+        if (!open_sessions || !started_by_session)
+            return MPI_ERR_NO_MEM;
+    }
+    int i = local_index(r);
+    if (!r->core.initialized) {
+        if (r->core.finalized) /* MPI cannot start again in this library */
+            return MPI_ERR_OTHER;
+        int provided, err = PMPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+        if (err)
+            return err;
+        started_by_session[i] = true;
+    }
+    struct AMPI_Session_s *s = malloc(sizeof *s);
+    if (!s)
+        return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Session_init");
+    *s = (struct AMPI_Session_s){ r->core.world, errhandler };
+    open_sessions[i]++;
+    *session = s;
+    return MPI_SUCCESS;
+}
+
+/* The calling rank's open session behind handle s, or NULL after the error. */
+static struct AMPI_Session_s *session_get(p2p_rank_t *r, MPI_Session s, const char *fn)
+{
+    if (!s || s->world != r->core.world) {
+        core_error(NULL, MPI_ERR_ARG, fn);
+        return NULL;
+    }
+    return s;
+}
+
+#define SESSION_ENTER(R, S, h, fn)                            \
+    P2P_ENTER(R, fn);                                         \
+    struct AMPI_Session_s *S = session_get(R, h, fn);         \
+    if (!S)                                                   \
+        return MPI_ERR_ARG
+
+#pragma weak MPI_Session_finalize = PMPI_Session_finalize
+int PMPI_Session_finalize(MPI_Session *session)
+{
+    if (!session)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_finalize");
+    SESSION_ENTER(r, s, *session, "MPI_Session_finalize");
+    free(s);
+    *session = MPI_SESSION_NULL;
+    int i = local_index(r);
+    if (--open_sessions[i] == 0 && started_by_session[i]) {
+        started_by_session[i] = false;
+        return PMPI_Finalize();
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
+{
+    (void)info;
+    SESSION_ENTER(r, s, session, "MPI_Session_get_num_psets");
+    (void)s;
+    if (!npset_names)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_num_psets");
+    *npset_names = NPSETS;
+    return MPI_SUCCESS;
+}
+
+/* *pset_len in: room (0: only ask the length); out: the name's length + 1. */
+#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
+{
+    (void)info;
+    SESSION_ENTER(r, s, session, "MPI_Session_get_nth_pset");
+    (void)s;
+    if (n < 0 || n >= NPSETS || !pset_len || *pset_len < 0)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_nth_pset");
+    int len = (int)strlen(psets[n]);
+    if (*pset_len > 0) {
+        if (!pset_name)
+            return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_nth_pset");
+        int k = len < *pset_len - 1 ? len : *pset_len - 1;
+        memcpy(pset_name, psets[n], (size_t)k);
+        pset_name[k] = '\0';
+    }
+    *pset_len = len + 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_get_info = PMPI_Session_get_info
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_get_info");
+    (void)s;
+    if (!info_used)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_info");
+    return PMPI_Info_create(info_used);
+}
+
+static int pset_index(const char *name)
+{
+    for (int i = 0; name && i < NPSETS; i++)
+        if (strcmp(name, psets[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* The info of a process set: its size under "mpi_size". */
+#pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_get_pset_info");
+    (void)s;
+    int p = pset_index(pset_name);
+    if (p < 0 || !info)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_pset_info");
+    char size[16];
+    snprintf(size, sizeof size, "%d", p == 0 ? core_proc.nranks : 1);
+    int err = PMPI_Info_create(info);
+    return err ? err : PMPI_Info_set(*info, "mpi_size", size);
+}
+
+#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
+{
+    SESSION_ENTER(r, s, session, "MPI_Group_from_session_pset");
+    (void)s;
+    int p = pset_index(pset_name);
+    if (p < 0 || !newgroup)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Group_from_session_pset");
+    return PMPI_Comm_group(p == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup);
+}
+
+/* Members that pass the same string tag get the same communicator tag: a
+ * hash of the string (FNV-1a), kept non-negative. */
+static int tag_of(const char *stringtag)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)stringtag; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return (int)(h & 0x3fffffff);
+}
+
+#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                                MPI_Comm *newcomm)
+{
+    (void)info;
+    P2P_ENTER(r, "MPI_Comm_create_from_group");
+    (void)r;
+    if (!stringtag || !newcomm)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Comm_create_from_group");
+    int err = PMPI_Comm_create_group(MPI_COMM_WORLD, group, tag_of(stringtag), newcomm);
+    if (!err && *newcomm != MPI_COMM_NULL && errhandler != MPI_ERRHANDLER_NULL)
+        err = PMPI_Comm_set_errhandler(*newcomm, errhandler);
+    return err;
+}
+
+#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                   MPI_Errhandler *errhandler)
+{
+    return env_errh_create(ENV_ERRH_SESSION, (void (*)(void))session_errhandler_fn, errhandler,
+                           "MPI_Session_create_errhandler");
+}
+
+#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_set_errhandler");
+    if (!env_errh_usable(errhandler, ENV_ERRH_SESSION))
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_set_errhandler");
+    s->errh = errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_get_errhandler");
+    if (!errhandler)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_errhandler");
+    *errhandler = env_errh_get(s->errh);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_call_errhandler");
+    if (s->errh == MPI_ERRORS_ARE_FATAL)
+        return core_error_msg(NULL, errorcode, "MPI_Session_call_errhandler", "the session's handler is fatal");
+    env_errh_invoke(s->errh, &session, errorcode);
+    return MPI_SUCCESS;
+}
