@@ -41,7 +41,7 @@ void env_proc_start(const ucx_job_t *job, int vp, bool any_thread)
     p2p_proc.gpu_ipc_push_min = core_setting_size(CORE_SET_GPU_IPC_PUSH_MIN);
     if (job->nprocs > 1) {
         ucx_handlers_t h = { .env_arrived = p2p_env_arrived, .env_free = p2p_env_free, .any_thread = any_thread };
-        ucx_init(job->proc, job->nprocs, job->local_size == job->nprocs, &h);
+        ucx_init(job->proc, job->nprocs, job->local_size == job->nprocs, p2p_proc.gpu_ipc, &h);
         p2p_proc.ucx_cuda = ucx_supports_cuda();
         if (gpu_enabled() && !p2p_proc.ucx_cuda)
             util_debug("UCX has no CUDA support: device payloads are staged through host memory");

@@ -47,8 +47,10 @@ typedef void *(*ucx_env_intake_fn)(const void *hdr, size_t hlen, const void *dat
 void ucx_set_env_intake(ucx_env_intake_fn fn); /* before ucx_init */
 
 /* Start UCX and publish our worker address (the caller fences afterwards).
- * one_node: every process of the job is on this node (no network transport). */
-int ucx_init(int proc, int nprocs, bool one_node, const ucx_handlers_t *h);
+ * one_node: every process of the job is on this node (no network transport);
+ * own_cuda_ipc: the library moves device payloads between processes of a
+ * node itself (UCX's cuda_ipc stays out). */
+int ucx_init(int proc, int nprocs, bool one_node, bool own_cuda_ipc, const ucx_handlers_t *h);
 bool ucx_active(void);
 /* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
 bool ucx_supports_cuda(void);

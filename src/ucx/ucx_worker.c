@@ -39,7 +39,23 @@ bool ucx_supports_cuda(void)
 
 const char *ucx_version(void) { return ucp_get_version_string(); }
 
-int ucx_init(int proc, int nprocs, bool one_node, const ucx_handlers_t *h)
+/* The UCX transports this job leaves out ("^a,b" form; empty: none). */
+static void excluded_transports(bool one_node, bool own_cuda_ipc, char *out, size_t cap)
+{
+    /* A job on one node needs no network: without TCP no process listens
+     * on an address that other machines reach.  While the library's own
+     * CUDA IPC route moves device payloads between processes of a node,
+     * UCX's cuda_ipc must stay out: both would open the same peer
+     * allocation's IPC handle in one process, which CUDA allows once per
+     * process (the second open fails with CUDA_ERROR_ALREADY_MAPPED, which
+     * UCX treats as fatal), and both map it at the exporter's address, so a
+     * cached mapping of one blocks a new allocation at that address for
+     * the other. */
+    snprintf(out, cap, "%s%s%s%s", (one_node || own_cuda_ipc) ? "^" : "", one_node ? "tcp" : "",
+             (one_node && own_cuda_ipc) ? "," : "", own_cuda_ipc ? "cuda_ipc" : "");
+}
+
+int ucx_init(int proc, int nprocs, bool one_node, bool own_cuda_ipc, const ucx_handlers_t *h)
 {
     if (nprocs > UCX_TAG_MAX_PES)
         util_fatal("%d processes exceed the %d PEs the tag layout can name", nprocs, UCX_TAG_MAX_PES);
@@ -51,10 +67,11 @@ int ucx_init(int proc, int nprocs, bool one_node, const ucx_handlers_t *h)
     ucs_status_t st = ucp_config_read(NULL, NULL, &config);
     if (st != UCS_OK)
         util_fatal("ucp_config_read: %s", ucs_status_string(st));
-    /* A job on one node needs no network: without TCP no process listens on
-     * an address that other machines reach.  The user's UCX_TLS wins. */
-    if (one_node && !getenv("UCX_TLS") && ucp_config_modify(config, "TLS", "^tcp") != UCS_OK)
-        util_debug("UCX refused TLS=^tcp; keeping its default transports");
+    /* The user's UCX_TLS wins (docs/gpu.md says what to leave out). */
+    char tls[32];
+    excluded_transports(one_node, own_cuda_ipc, tls, sizeof tls);
+    if (tls[0] && !getenv("UCX_TLS") && ucp_config_modify(config, "TLS", tls) != UCS_OK)
+        util_debug("UCX refused TLS=%s; keeping its default transports", tls);
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
         .features = UCP_FEATURE_TAG | UCP_FEATURE_AM, /* AM: envelopes; tags: rendezvous payloads */
