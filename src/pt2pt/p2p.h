@@ -1,6 +1,7 @@
 /* Point-to-point messaging: the protocols.  The types are in p2p_types.h,
+ * requests in p2p_req.h, the process's progress and waiting in p2p_proc.h,
  * the wire format (every message kind and its fields) in p2p_wire.h, the
- * routes in p2p_routes.h; this header brings all three.
+ * routes in p2p_routes.h; this header brings them all.
  *
  * Protocols (every message carries a struct p2p_wire_hdr "envelope"):
  *  - same process: the sender matches against the receiver's posted queue
@@ -50,6 +51,8 @@
 #define AMPI_P2P_H
 
 #include "pt2pt/p2p_types.h"
+#include "pt2pt/p2p_req.h"
+#include "pt2pt/p2p_proc.h"
 #include "pt2pt/p2p_wire.h"
 #include "pt2pt/p2p_routes.h"
 #include "pt2pt/p2p_short.h"

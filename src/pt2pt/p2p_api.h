@@ -6,6 +6,7 @@
 #include "pt2pt/p2p.h"
 #include "core/core_err.h"
 #include "datatype/dt.h"
+#include "rank/rank_host.h"
 #include "util/util_log.h"
 
 #define P2P_TAG_UB 0x7fffffff

@@ -5,6 +5,8 @@
 #ifndef AMPI_P2P_ROUTES_H
 #define AMPI_P2P_ROUTES_H
 
+#include "gpu/gpu.h"
+#include "pt2pt/p2p_req.h"
 #include "pt2pt/p2p_types.h"
 #include "pt2pt/p2p_wire.h"
 #include "shm/shm.h"

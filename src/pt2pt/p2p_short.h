@@ -9,6 +9,7 @@
 
 #include <string.h>
 #include "pt2pt/p2p_routes.h"
+#include "pt2pt/p2p_req.h"
 #include "pt2pt/p2p_types.h"
 #include "pt2pt/p2p_wire.h"
 #include "shm/shm.h"

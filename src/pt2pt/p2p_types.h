@@ -1,25 +1,21 @@
-/* Point-to-point types: messages, requests, ranks and the process's
- * point-to-point state, with the in-line helpers every path uses.  The
- * protocols are in p2p.h, the wire format in p2p_wire.h, the routes in
- * p2p_routes.h. */
+/* Point-to-point types: arrived messages, requests, ranks and the
+ * process's point-to-point state, with the look-ups from a world rank to its
+ * rank or process.  What is done with them: requests in p2p_req.h, the
+ * process (progress, waiting) in p2p_proc.h; the protocols are in p2p.h, the
+ * wire format in p2p_wire.h, the routes in p2p_routes.h. */
 #ifndef AMPI_P2P_TYPES_H
 #define AMPI_P2P_TYPES_H
 
-#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
 #include "core/core_rank.h"
-#include "gpu/gpu.h"
 #include "pt2pt/p2p_match.h"
 #include "pt2pt/p2p_seq.h"
 #include "pt2pt/p2p_wire.h"
 #include "rank/rank_ult.h"
-#include "rank/rank_host.h"
-#include "shm/shm.h"
 #include "ucx/ucx.h"
-#include "util/util_copy.h"
 #include "util/util_list.h"
 
 /* ERROR: a remote envelope whose body did not match its kind */
@@ -144,23 +140,6 @@ typedef struct p2p_proc {
 
 extern p2p_proc_t p2p_proc;
 
-/* Takes posted receive q out of r's queue for an arriving message, noting
- * when it was r's last (p2p_shm_envelope then ends its poll: p2p_recv.c). */
-static inline void p2p_posted_take(p2p_rank_t *r, p2p_req_t *q)
-{
-    p2p_posted_remove(&r->posted, &q->m);
-    q->posted = false;
-    p2p_proc.rank_fed |= r->posted.count == 0;
-}
-
-void p2p_proc_init(int nranks, int nprocs, int proc);
-void p2p_rank_init(p2p_rank_t *r, int world);
-void p2p_rank_fini(p2p_rank_t *r);
-int p2p_progress(void *unused); /* the PE's progress function */
-/* Called by p2p_progress once set (the one-sided layer, at its first window):
- * nothing is paid for it before. */
-extern int (*p2p_progress_hook)(void);
-
 /* The rank running now (NULL outside any rank). */
 static inline p2p_rank_t *p2p_self(void) { return (p2p_rank_t *)core_self(); }
 /* The rank a core object belongs to (every rank is a p2p_rank_t). */
@@ -175,95 +154,5 @@ static inline int p2p_proc_of(int world)
 {
     return __builtin_expect(p2p_proc_of_table != NULL, 1) ? p2p_proc_of_table[world] : p2p_proc_of_computed(world);
 }
-
-/* requests */
-p2p_req_t *p2p_req_new(p2p_rank_t *r, p2p_req_kind_t kind);
-p2p_req_t *p2p_req_alloc(p2p_rank_t *r); /* not initialised: p2p_req_setup (p2p_api.h) does that */
-void p2p_req_release(p2p_req_t *q);
-/* Blocking calls keep their request on the rank's stack: init, then cleanup
- * (what release does, without returning the memory to the free list). */
-/* inline: it is on every request's path, and a call costs a fifth of it */
-static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind)
-{
-    /* field by field: a memset of the whole request costs more than the
-     * rest of a small send (the caller fills in the arguments) */
-    q->kind = (uint8_t)kind;
-    q->mode = P2P_MODE_STANDARD;
-    q->persistent = q->active = q->complete = q->freed = false;
-    q->posted = q->internal = q->dev = q->pull = false;
-    q->pending = 0;
-    q->cma_proc = 0;
-    q->wire_slot = 0;
-    q->owner = r;
-    /* usually the rank's own thread; a helper thread of the rank (e.g. one
-     * running a nonblocking collective) waits on its own requests */
-    q->waiter = rank_self();
-    q->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    q->status.MPI_TAG = MPI_ANY_TAG;
-    q->status.MPI_ERROR = MPI_SUCCESS;
-    q->status.ampi_cancelled = 0;
-    q->status.ampi_count = 0;
-    q->tmp = NULL;
-    q->bsend_seg = NULL;
-    q->ubuf = q->pack = NULL;
-    q->dev_dt = 0;
-    q->dt = MPI_BYTE;
-    q->c = NULL;
-}
-void p2p_req_cleanup(p2p_req_t *q);
-void p2p_req_part_done(p2p_req_t *q); /* one outstanding part finished */
-void p2p_req_fail(p2p_req_t *q, int mpi_err);
-/* Non-contiguous datatypes travel packed: gather the user's data before a
- * send starts (p2p_req_pack), scatter it after a receive (done in part_done). */
-void p2p_req_pack(p2p_req_t *q);
-
-/* starting operations on a prepared request */
-int p2p_send_start(p2p_req_t *q);
-int p2p_recv_start(p2p_req_t *q);
-/* deliver an arrived message into a matched receive (frees msg) */
-void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
-void p2p_msg_free(p2p_msg_t *msg);
-/* Fill a matched receive's status; returns the bytes to copy (truncated).
- * In line: every delivery does it, and a call cost as much. */
-static inline size_t p2p_fill_status(p2p_req_t *rq, int src, int tag, size_t size)
-{
-    size_t n = size;
-    rq->status.MPI_SOURCE = src;
-    rq->status.MPI_TAG = tag;
-    if (__builtin_expect(n > rq->bytes, 0)) {
-        n = rq->bytes;
-        rq->status.MPI_ERROR = MPI_ERR_TRUNCATE;
-    }
-    rq->status.ampi_count = (long long)n;
-    return n;
-}
-
-/* waiting */
-/* What a rank does while its condition is not met: with other processes in
- * the job and no other rank of this PE ready, poll the network right here
- * (a switch to the scheduler and back would only add latency); otherwise
- * block until a completion wakes it.  Callers loop: while (!cond) p2p_idle(); */
-static inline void p2p_idle(void)
-{
-    if (core_proc.nprocs > 1 && util_dlist_empty(&p2p_proc.pe.ready)) {
-        /* after a while without news, give the core away once: when the
-         * processes outnumber the cores, spinning would hold a peer off its
-         * core for a whole time slice.  A process with a core of its own
-         * never does (osu_bw's sender, idle while the receiver drains a
-         * window, lost a third of its rate to these system calls). */
-        if (p2p_progress(NULL))
-            p2p_proc.idle_polls = 0;
-        else if (p2p_proc.idle_yield && ++p2p_proc.idle_polls >= 256) {
-            p2p_proc.idle_polls = 0;
-            sched_yield();
-        }
-        if (__builtin_expect(rank_hosted, 0)) /* library mode: other threads' calls get their turn */
-            rank_host_pause();
-    } else {
-        rank_block();
-    }
-}
-void p2p_wait_complete(p2p_req_t *q); /* block the calling rank until q completes */
-void p2p_poll(void);                  /* progress once and let other ranks run */
 
 #endif

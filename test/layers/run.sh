@@ -9,6 +9,9 @@
 # the list is a failure too, so that a new layer takes its place on purpose.
 # Output: "PASS layers/order" or "FAIL layers/order: ..." with every upward
 # include listed; exit status 1 on failure.
+# A second case, layers/header-size, keeps the headers of src/pt2pt (the
+# layer every message goes through) at most HEADER_MAX lines each, so that
+# each stays one subject a reader can hold (types, requests, wire, routes).
 
 set -u
 LAYERS='util core rank ucx shm gpu datatype pt2pt coll comm rma env launch'
@@ -40,10 +43,26 @@ for dir in "$src"/*/; do
                  --include='*.c' --include='*.h' --include='*.S' --include='*.cu' 2>/dev/null)
 done
 
+status=0
 if [ ${#bad[@]} -eq 0 ]; then
     echo "PASS layers/order"
-    exit 0
+else
+    echo "FAIL layers/order: ${#bad[@]} include(s) against the order $LAYERS"
+    printf '    %s\n' "${bad[@]}"
+    status=1
 fi
-echo "FAIL layers/order: ${#bad[@]} include(s) against the order $LAYERS"
-printf '    %s\n' "${bad[@]}"
-exit 1
+
+HEADER_MAX=250
+big=()
+for h in "$src"/pt2pt/*.h; do
+    n=$(wc -l <"$h")
+    [ "$n" -le $HEADER_MAX ] || big+=("src/pt2pt/$(basename "$h"): $n lines")
+done
+if [ ${#big[@]} -eq 0 ]; then
+    echo "PASS layers/header-size"
+else
+    echo "FAIL layers/header-size: ${#big[@]} header(s) of src/pt2pt over $HEADER_MAX lines (split by subject)"
+    printf '    %s\n' "${big[@]}"
+    status=1
+fi
+exit $status
