@@ -29,7 +29,7 @@ enum {
     COLL_TAG_SCAN,
     COLL_TAG_EXSCAN,
     COLL_TAG_NCCL, /* the NCCL set-up exchange of a communicator (coll_dev_nccl.c) */
-    COLL_TAG_INTER, /* the leaders' meeting in an intercommunicator barrier (coll_inter.c) */
+    COLL_TAG_INTER, /* MPI_Barrier on an intercommunicator (coll_inter.c) */
 };
 
 /* Declares R (calling rank) and C (its communicator, intra- or
@@ -40,11 +40,13 @@ enum {
     if (UTIL_UNLIKELY(!C))                     \
         return core_error(NULL, MPI_ERR_COMM, fn)
 
-/* The same for the collectives that support intracommunicators only. */
-#define COLL_ENTER(R, C, comm, fn)                                                                                \
-    COLL_ENTER_ANY(R, C, comm, fn);                                                                               \
-    if (UTIL_UNLIKELY(C->remote))                                                                                 \
-    return core_error_msg(C, MPI_ERR_UNSUPPORTED_OPERATION, fn, "not supported on an intercommunicator")
+/* The same for the collectives that MPI defines on intracommunicators
+ * only (the scans; neighbourhood collectives need a topology, which an
+ * intercommunicator never has). */
+#define COLL_ENTER(R, C, comm, fn)   \
+    COLL_ENTER_ANY(R, C, comm, fn);  \
+    if (UTIL_UNLIKELY(C->remote))    \
+    return core_error_msg(C, MPI_ERR_COMM, fn, "not defined on an intercommunicator")
 
 /* Returns the error class ERR through the communicator's handler if COND. */
 #define COLL_CHECK(C, cond, err, fn)           \
@@ -162,11 +164,9 @@ static inline void *coll_lay_at(const coll_layout_t *l, const void *buf, int i)
     return coll_at(buf, l->offs ? l->offs[i] : (size_t)i * l->count, l->dt);
 }
 
-/* On intercommunicators (coll_inter.c). */
-int coll_inter_barrier(p2p_rank_t *r, core_comm_t *c);
-int coll_inter_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root);
-
 /* Internal forms without argument checks, shared between collectives. */
+/* Rounds use the tags base .. base + 31. */
+int coll_barrier(p2p_rank_t *r, core_comm_t *c, int base);
 int coll_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root, int tag);
 struct coll_op;
 int coll_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,

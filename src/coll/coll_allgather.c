@@ -9,7 +9,7 @@
  * Two ranks: one exchange either way.  Our own block goes out from the
  * send buffer and is copied into place while the first step's messages
  * travel. */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 
 /* `own`: our block, still in the send buffer (NULL when in place); it
  * goes out from there in the first step and is copied into place while
@@ -81,7 +81,8 @@ static int allgather(p2p_rank_t *r, core_comm_t *c, const void *sendbuf, int sen
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Allgather");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Allgather");
+    COLL_INTER(c, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype }, NULL), "MPI_Allgather");
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
         return coll_nc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL, recvtype, comm,
                                   c->rank, c->size);
@@ -104,7 +105,8 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Allgatherv");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Allgatherv");
+    COLL_INTER(c, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype }, NULL), "MPI_Allgatherv");
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
         return coll_nc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0, displs, recvtype, comm,
                                   c->rank, c->size);
@@ -129,7 +131,8 @@ static int run_allgather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a,
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Iallgather");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Iallgather");
+    COLL_INTER_NB(c, request, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype }, request), "MPI_Iallgather");
     int err = coll_nb_start_uniform(r, c, run_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     request);
     COLL_CHECK(c, err, err, "MPI_Iallgather");
@@ -141,7 +144,8 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Iallgatherv");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Iallgatherv");
+    COLL_INTER_NB(c, request, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype }, request), "MPI_Iallgatherv");
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
     if (!err)
         err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);

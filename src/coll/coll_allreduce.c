@@ -13,7 +13,7 @@
  * the operand order allows, so the input is never copied as a whole
  * (recvbuf is the accumulator).  Communicators whose ranks all live in our
  * process take coll_local_reduce instead (coll_reduce.c). */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 
 #include <stdlib.h>
 
@@ -260,7 +260,8 @@ static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Allreduce");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Allreduce");
+    COLL_INTER(c, coll_inter_allreduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count }, datatype, op, NULL), "MPI_Allreduce");
     const void *in;
     coll_op_t o;
     int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o);
@@ -281,7 +282,8 @@ static int run_allreduce(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a,
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Iallreduce");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Iallreduce");
+    COLL_INTER_NB(c, request, coll_inter_allreduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count }, datatype, op, request), "MPI_Iallreduce");
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count };
     int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op);
     if (!err)

@@ -4,7 +4,7 @@
  * in flight at a time so that latency overlaps without flooding the
  * network with n messages at once.  MPI_IN_PLACE: the recv buffer is the
  * input too, so it is first copied to scratch space. */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 
 #include <stdlib.h>
 
@@ -75,7 +75,8 @@ static int alltoall(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const coll_
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Alltoall");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Alltoall");
+    COLL_INTER(c, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype }, NULL), "MPI_Alltoall");
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
         return coll_nc_alltoallv(sendbuf, NULL, sendcount, NULL, sendtype, recvbuf, NULL, recvcount, NULL, recvtype,
                                  comm, c->size);
@@ -95,7 +96,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                    MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Alltoallv");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Alltoallv");
+    COLL_INTER(c, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype }, NULL), "MPI_Alltoallv");
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
         return coll_nc_alltoallv(sendbuf, sendcounts, 0, sdispls, sendtype, recvbuf, recvcounts, 0, rdispls,
                                  recvtype, comm, c->size);
@@ -123,7 +125,8 @@ static int run_alltoall(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, 
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Ialltoall");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Ialltoall");
+    COLL_INTER_NB(c, request, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype }, request), "MPI_Ialltoall");
     int err = coll_nb_start_uniform(r, c, run_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     request);
     COLL_CHECK(c, err, err, "MPI_Ialltoall");
@@ -135,7 +138,8 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Ialltoallv");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Ialltoallv");
+    COLL_INTER_NB(c, request, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype }, request), "MPI_Ialltoallv");
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS
                                       : coll_check_vec(sendbuf, sendcounts, sdispls, c->size, sendtype);
     if (!err)

@@ -4,7 +4,7 @@
  * transfers carry the user's datatypes (coll_neighbor.h), so derived types
  * are packed and unpacked by the point-to-point layer and the block for
  * oneself is a message to oneself like any other. */
-#include "coll/coll_neighbor.h"
+#include "coll/coll_inter.h"
 
 #define WINDOW 8
 
@@ -100,7 +100,8 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Alltoallw");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Alltoallw");
+    COLL_INTER(c, coll_inter_alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, NULL), "MPI_Alltoallw");
     int err = alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                         NULL);
     COLL_CHECK(c, err, err, "MPI_Alltoallw");
@@ -112,7 +113,8 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                     MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Ialltoallw");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Ialltoallw");
+    COLL_INTER_NB(c, request, coll_inter_alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, request), "MPI_Ialltoallw");
     if (!request)
         COLL_CHECK(c, true, MPI_ERR_REQUEST, "MPI_Ialltoallw");
     int err = alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,

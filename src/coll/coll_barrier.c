@@ -2,9 +2,9 @@
  * send and one receive each, requests on the stack) on the communicator's
  * collective context, so it never matches user messages; two ranks: one
  * exchange.  Round k uses tag base + k. */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 
-static int barrier(p2p_rank_t *r, core_comm_t *c, int base)
+int coll_barrier(p2p_rank_t *r, core_comm_t *c, int base)
 {
     int n = c->size, me = c->rank, err = MPI_SUCCESS;
     for (int dist = 1, round = 0; dist < n; dist <<= 1, round++) {
@@ -18,7 +18,7 @@ static int barrier(p2p_rank_t *r, core_comm_t *c, int base)
 int PMPI_Barrier(MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Barrier");
-    int err = c->remote ? coll_inter_barrier(r, c) : barrier(r, c, 0);
+    int err = c->remote ? coll_inter_barrier(r, c, NULL) : coll_barrier(r, c, 0);
     COLL_CHECK(c, err, err, "MPI_Barrier");
     return MPI_SUCCESS;
 }
@@ -26,14 +26,16 @@ int PMPI_Barrier(MPI_Comm comm)
 static int run_barrier(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     (void)a;
-    return barrier(r, c, tag);
+    return coll_barrier(r, c, tag);
 }
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Ibarrier");
-    int err = coll_nb_start(r, c, run_barrier, &(coll_nb_args_t){ 0 }, request);
+    COLL_ENTER_ANY(r, c, comm, "MPI_Ibarrier");
+    int err = !request    ? MPI_ERR_REQUEST
+              : c->remote ? coll_inter_barrier(r, c, request)
+                          : coll_nb_start(r, c, run_barrier, &(coll_nb_args_t){ 0 }, request);
     COLL_CHECK(c, err, err, "MPI_Ibarrier");
     return MPI_SUCCESS;
 }

@@ -3,7 +3,7 @@
  * cleared), then sends to its children, largest subtree first, so the
  * deepest part of the tree starts earliest.  Device buffers in a few ranks
  * take a flat tree instead (see bcast_flat). */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 #include "pt2pt/p2p.h"
 
 /* A device message costs ~8 us whatever its size up to ~1 MiB (one CUDA
@@ -80,19 +80,23 @@ static int check(const core_comm_t *c, const void *buffer, int count, MPI_Dataty
     return coll_check_buf(buffer, count, datatype);
 }
 
+/* On an intercommunicator: MPI_ROOT / MPI_PROC_NULL in the root's group. */
+static int inter_bcast(p2p_rank_t *r, core_comm_t *c, void *buffer, int count, MPI_Datatype datatype, int root,
+                       MPI_Request *request)
+{
+    int err = coll_inter_check_root(c, root);
+    bool used = root != MPI_PROC_NULL;
+    if (!err && used)
+        err = buffer == MPI_IN_PLACE ? MPI_ERR_BUFFER : coll_check_buf(buffer, count, datatype);
+    coll_nb_args_t a = { .rbuf = buffer, .count = used ? coll_bytes((size_t)count, datatype) : 0, .root = root };
+    return err ? err : coll_inter_bcast(r, c, &a, request);
+}
+
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Bcast");
-    if (c->remote) { /* MPI_ROOT / MPI_PROC_NULL in the root's group */
-        bool sends_or_receives = root != MPI_PROC_NULL;
-        int err = root != MPI_ROOT && root != MPI_PROC_NULL && (root < 0 || root >= c->size) ? MPI_ERR_ROOT
-                  : sends_or_receives ? coll_check_buf(buffer, count, datatype) : MPI_SUCCESS;
-        if (!err)
-            err = coll_inter_bcast(r, c, buffer, sends_or_receives ? coll_bytes((size_t)count, datatype) : 0, root);
-        COLL_CHECK(c, err, err, "MPI_Bcast");
-        return MPI_SUCCESS;
-    }
+    COLL_INTER(c, inter_bcast(r, c, buffer, count, datatype, root, NULL), "MPI_Bcast");
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) /* coll_noncontig.c */
         return coll_nc_bcast(buffer, count, datatype, root, comm, c->rank);
     int err = check(c, buffer, count, datatype, root);
@@ -116,7 +120,8 @@ static int run_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Ibcast");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Ibcast");
+    COLL_INTER_NB(c, request, inter_bcast(r, c, buffer, count, datatype, root, request), "MPI_Ibcast");
     int err = check(c, buffer, count, datatype, root);
     if (!err) {
         coll_nb_args_t a = { .rbuf = buffer, .count = coll_bytes((size_t)count, datatype), .root = root };

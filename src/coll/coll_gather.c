@@ -2,7 +2,7 @@
  * straight into its block of recvbuf and copies its own block; the others
  * send once.  (A binomial tree would cut the root's message count for
  * small blocks; correctness first.) */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 
 #include <stdlib.h>
 
@@ -40,7 +40,8 @@ static int check_send(const core_comm_t *c, const void *sendbuf, int sendcount, 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Gather");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Gather");
+    COLL_INTER(c, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, NULL), "MPI_Gather");
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) ||
                       (c->rank == root && coll_nc_type(recvtype))))
         return coll_nc_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL, recvtype, root, comm,
@@ -61,7 +62,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Gatherv");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Gatherv");
+    COLL_INTER(c, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root }, NULL), "MPI_Gatherv");
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) ||
                       (c->rank == root && coll_nc_type(recvtype))))
         return coll_nc_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0, displs, recvtype, root, comm,
@@ -91,7 +93,8 @@ static int run_gather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, in
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Igather");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Igather");
+    COLL_INTER_NB(c, request, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Igather");
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
         err = coll_check_buf(recvbuf, recvcount, recvtype);
@@ -109,7 +112,8 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Igatherv");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Igatherv");
+    COLL_INTER_NB(c, request, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root }, request), "MPI_Igatherv");
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
         err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);

@@ -53,10 +53,14 @@ static int *copy_arrays(const core_comm_t *c, coll_nb_args_t *a, int *err)
     bool send = a->sdt != MPI_DATATYPE_NULL, recv = a->rdt != MPI_DATATYPE_NULL || a->op.dt != MPI_DATATYPE_NULL;
     const int **fields[4] = { &a->scounts, &a->sdispls, &a->rcounts, &a->rdispls };
     bool used[4] = { send, send, recv, recv };
+    /* one entry per rank of the remote group (c->size), except MPI_Ireduce_scatter's
+     * receive counts on an intercommunicator: one per rank of the local group */
+    int len = c->remote && a->op.dt != MPI_DATATYPE_NULL ? c->group->size : c->size;
+    int lens[4] = { c->size, c->size, len, len };
     size_t n = 0;
     for (int i = 0; i < 4; i++)
         if (*fields[i] && used[i])
-            n += (size_t)c->size;
+            n += (size_t)lens[i];
     *err = MPI_SUCCESS;
     if (n == 0)
         return NULL;
@@ -68,9 +72,9 @@ static int *copy_arrays(const core_comm_t *c, coll_nb_args_t *a, int *err)
     for (int i = 0; i < 4; i++) {
         if (!*fields[i] || !used[i])
             continue;
-        memcpy(next, *fields[i], (size_t)c->size * sizeof *next);
+        memcpy(next, *fields[i], (size_t)lens[i] * sizeof *next);
         *fields[i] = next;
-        next += c->size;
+        next += lens[i];
     }
     return block;
 }

@@ -6,7 +6,7 @@
  *    each rank sends the vector once;
  *  - non-commutative ops: reduce the whole vector to rank 0 in rank order,
  *    then scatter the blocks. */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 
 #include <stdlib.h>
 
@@ -86,7 +86,8 @@ static int check_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Da
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Reduce_scatter_block");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Reduce_scatter_block");
+    COLL_INTER(c, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount }, datatype, op, NULL), "MPI_Reduce_scatter_block");
     coll_op_t o;
     int err = check_block(sendbuf, recvbuf, recvcount, datatype, op, &o);
     coll_nccl_call_t nc = { COLL_NCCL_REDUCE_SCATTER, sendbuf, recvbuf, (size_t)recvcount, datatype, op, 0 };
@@ -121,7 +122,8 @@ static int check_vec(const core_comm_t *c, const void *sendbuf, void *recvbuf, c
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Reduce_scatter");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Reduce_scatter");
+    COLL_INTER(c, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts }, datatype, op, NULL), "MPI_Reduce_scatter");
     coll_op_t o;
     int err = check_vec(c, sendbuf, recvbuf, recvcounts, datatype, op, &o);
     if (!err)
@@ -139,7 +141,8 @@ static int run_reduce_scatter(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Ireduce_scatter_block");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce_scatter_block");
+    COLL_INTER_NB(c, request, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount }, datatype, op, request), "MPI_Ireduce_scatter_block");
     coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount };
     int err = check_block(sendbuf, recvbuf, recvcount, datatype, op, &a.op);
     if (!err)
@@ -152,7 +155,8 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Ireduce_scatter");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce_scatter");
+    COLL_INTER_NB(c, request, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts }, datatype, op, request), "MPI_Ireduce_scatter");
     coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts };
     int err = check_vec(c, sendbuf, recvbuf, recvcounts, datatype, op, &a.op);
     if (!err)

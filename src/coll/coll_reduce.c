@@ -9,7 +9,7 @@
  * commutative op receives its first child's data straight into the result
  * (no copy of the input).  Its receives pull (coll_recv_pull): this core
  * reduces the data at once, so it copies it into its own cache itself. */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 
 #include <stdlib.h>
 
@@ -240,7 +240,8 @@ static int check(const core_comm_t *c, const void *sendbuf, void *recvbuf, int c
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Reduce");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Reduce");
+    COLL_INTER(c, coll_inter_reduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root }, datatype, op, NULL), "MPI_Reduce");
     const void *in;
     coll_op_t o;
     int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &in, &o);
@@ -261,7 +262,8 @@ static int run_reduce(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, in
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Ireduce");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce");
+    COLL_INTER_NB(c, request, coll_inter_reduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root }, datatype, op, request), "MPI_Ireduce");
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count, .root = root };
     int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &a.sbuf, &a.op);
     if (!err)

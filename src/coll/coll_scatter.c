@@ -1,7 +1,7 @@
 /* MPI_Scatter(v), MPI_Iscatter(v): linear.  The root starts one send per rank
  * from that rank's block of sendbuf and copies its own block; the others
  * receive once. */
-#include "coll/coll_nb.h"
+#include "coll/coll_inter.h"
 
 #include <stdlib.h>
 
@@ -39,7 +39,8 @@ static int check_recv(const core_comm_t *c, void *recvbuf, int recvcount, MPI_Da
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Scatter");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Scatter");
+    COLL_INTER(c, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, NULL), "MPI_Scatter");
     if (UTIL_UNLIKELY((c->rank == root && coll_nc_type(sendtype)) ||
                       (recvbuf != MPI_IN_PLACE && coll_nc_type(recvtype))))
         return coll_nc_scatterv(sendbuf, NULL, sendcount, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -60,7 +61,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    COLL_ENTER(r, c, comm, "MPI_Scatterv");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Scatterv");
+    COLL_INTER(c, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, NULL), "MPI_Scatterv");
     if (UTIL_UNLIKELY((c->rank == root && coll_nc_type(sendtype)) ||
                       (recvbuf != MPI_IN_PLACE && coll_nc_type(recvtype))))
         return coll_nc_scatterv(sendbuf, sendcounts, 0, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -90,7 +92,8 @@ static int run_scatter(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, i
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Iscatter");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Iscatter");
+    COLL_INTER_NB(c, request, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Iscatter");
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
         err = coll_check_buf(sendbuf, sendcount, sendtype);
@@ -108,7 +111,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
-    COLL_ENTER(r, c, comm, "MPI_Iscatterv");
+    COLL_ENTER_ANY(r, c, comm, "MPI_Iscatterv");
+    COLL_INTER_NB(c, request, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Iscatterv");
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
         err = coll_check_vec(sendbuf, sendcounts, displs, c->size, sendtype);

@@ -211,7 +211,9 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     COMM_ENTER(r, s, "MPI_Comm_idup");
     COMM_GET(c, s, comm, "MPI_Comm_idup");
-    COMM_INTRA_ONLY(c, "MPI_Comm_idup");
+    if (c->remote)
+        return core_error_msg(c, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_idup",
+                              "not supported on an intercommunicator yet");
     if (!newcomm || !request)
         return core_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_REQUEST, "MPI_Comm_idup");
     coll_nb_args_t a = { .rbuf = newcomm };
@@ -232,11 +234,10 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     COMM_ENTER(r, s, "MPI_Comm_split");
     COMM_GET(c, s, comm, "MPI_Comm_split");
-    COMM_INTRA_ONLY(c, "MPI_Comm_split");
     if (!newcomm || (color < 0 && color != MPI_UNDEFINED))
         return core_error(c, MPI_ERR_ARG, "MPI_Comm_split");
     core_comm_t *nc;
-    int err = comm_split_internal(r, c, color, key, &nc);
+    int err = c->remote ? comm_inter_split(r, c, color, key, &nc) : comm_split_internal(r, c, color, key, &nc);
     if (err)
         return core_error(c, err, "MPI_Comm_split");
     *newcomm = nc ? nc->handle : MPI_COMM_NULL;
@@ -256,12 +257,11 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     (void)info;
     COMM_ENTER(r, s, "MPI_Comm_split_type");
     COMM_GET(c, s, comm, "MPI_Comm_split_type");
-    COMM_INTRA_ONLY(c, "MPI_Comm_split_type");
     if (!newcomm || (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED))
         return core_error(c, MPI_ERR_ARG, "MPI_Comm_split_type");
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_of_caller();
     core_comm_t *nc;
-    int err = comm_split_internal(r, c, color, key, &nc);
+    int err = c->remote ? comm_inter_split(r, c, color, key, &nc) : comm_split_internal(r, c, color, key, &nc);
     if (err)
         return core_error(c, err, "MPI_Comm_split_type");
     *newcomm = nc ? nc->handle : MPI_COMM_NULL;
@@ -297,6 +297,17 @@ static int check_subgroup(const core_comm_t *c, const core_group_t *g)
     return err;
 }
 
+/* On an intercommunicator each group names a subgroup of its own local
+ * group (MPI-3.1 6.4.2): a split whose color says membership and whose key
+ * keeps the group's order.  A member checks its group first, so an error
+ * leaves the collective unstarted everywhere only when every member's group
+ * is wrong alike -- as on an intracommunicator. */
+static int inter_create(p2p_rank_t *r, core_comm_t *c, core_group_t *g, core_comm_t **nc)
+{
+    int err = g->me != MPI_UNDEFINED ? check_subgroup(c->local, g) : MPI_SUCCESS;
+    return err ? err : comm_inter_split(r, c, g->me != MPI_UNDEFINED ? 0 : MPI_UNDEFINED, g->me, nc);
+}
+
 /* Collective over comm; the group may differ between ranks as long as the
  * groups are disjoint (MPI-2.2): every group gets the same context, which is
  * safe because no rank is in two of them. */
@@ -305,12 +316,19 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     COMM_ENTER(r, s, "MPI_Comm_create");
     COMM_GET(c, s, comm, "MPI_Comm_create");
-    COMM_INTRA_ONLY(c, "MPI_Comm_create");
     core_group_t *g = comm_group_lookup(s, group);
     if (!g)
         return core_error(c, MPI_ERR_GROUP, "MPI_Comm_create");
     if (!newcomm)
         return core_error(c, MPI_ERR_ARG, "MPI_Comm_create");
+    if (c->remote) {
+        core_comm_t *nc = NULL;
+        int err = inter_create(r, c, g, &nc);
+        if (err)
+            return core_error(c, err, "MPI_Comm_create");
+        *newcomm = nc ? nc->handle : MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
     unsigned ctx = s->next_ctx;
     int err = PMPI_Allreduce(MPI_IN_PLACE, &ctx, 1, MPI_UNSIGNED, MPI_MAX, comm);
     if (!err && g->me != MPI_UNDEFINED)

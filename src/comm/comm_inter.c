@@ -30,22 +30,22 @@ static void make_inter(core_comm_t *c, core_group_t *rg, core_comm_t *local)
 }
 
 /* Collective over both groups of c: each group's leader swaps `mine` (n
- * ints) for the other leader's, then tells its group.  The leader of the
- * group whose leader has the lower world rank sends first. */
-static int leaders_swap(p2p_rank_t *r, core_comm_t *c, const int *mine, int *theirs, int n)
+ * ints) for the other leader's (ntheirs ints), then tells its group.  The
+ * leader of the group whose leader has the lower world rank sends first. */
+static int leaders_swap(p2p_rank_t *r, core_comm_t *c, const int *mine, int n, int *theirs, int ntheirs)
 {
     int err = MPI_SUCCESS;
-    size_t bytes = (size_t)n * sizeof *mine;
+    size_t bytes = (size_t)n * sizeof *mine, tbytes = (size_t)ntheirs * sizeof *theirs;
     if (c->rank == 0) {
         bool first = core_group_world(c->group, 0) < core_group_world(c->remote, 0);
         if (first)
             err = coll_send(r, c, mine, bytes, 0, INTER_TAG);
         if (!err)
-            err = coll_recv(r, c, theirs, bytes, 0, INTER_TAG);
+            err = coll_recv(r, c, theirs, tbytes, 0, INTER_TAG);
         if (!err && !first)
             err = coll_send(r, c, mine, bytes, 0, INTER_TAG);
     }
-    return err ? err : PMPI_Bcast(theirs, n, MPI_INT, 0, c->local->handle);
+    return err ? err : PMPI_Bcast(theirs, ntheirs, MPI_INT, 0, c->local->handle);
 }
 
 /* The context every member of both groups can take (see comm_create.c):
@@ -58,7 +58,7 @@ static int agree_ctx(p2p_rank_t *r, core_comm_t *c, unsigned *ctx, int *extra)
     int err = PMPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_UNSIGNED, MPI_MAX, c->local->handle);
     int out[2] = { (int)mine, extra ? *extra : 0 }, in[2];
     if (!err)
-        err = leaders_swap(r, c, out, in, 2);
+        err = leaders_swap(r, c, out, 2, in, 2);
     if (err)
         return err;
     *ctx = (unsigned)in[0] > mine ? (unsigned)in[0] : mine;
@@ -254,5 +254,107 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     if (h == MPI_GROUP_NULL)
         return core_error(c, MPI_ERR_NO_MEM, "MPI_Comm_remote_group");
     *group = h;
+    return MPI_SUCCESS;
+}
+
+/* One member's part in a split: color, key, next_ctx. */
+enum { SPLIT_INTS = 3 };
+
+typedef struct {
+    int key, rank, world;
+} split_member_t;
+
+static int by_key_then_rank(const void *a, const void *b)
+{
+    const split_member_t *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The members of group g (entries e, SPLIT_INTS each) with color `color`,
+ * ordered by (key, rank), as a new group; *max_ctx: the largest next_ctx
+ * among them.  NULL: none (or out of memory: *err). */
+static core_group_t *split_piece(const core_group_t *g, const int *e, int color, int world_me, unsigned *max_ctx,
+                                 int *err)
+{
+    split_member_t *m = malloc((size_t)g->size * sizeof *m);
+    int *ranks = malloc((size_t)g->size * sizeof *ranks), k = 0;
+    core_group_t *piece = NULL;
+    *max_ctx = 0;
+    if (!m || !ranks) {
+        *err = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (int i = 0; i < g->size; i++) {
+        const int *x = &e[SPLIT_INTS * i];
+        if (x[0] != color)
+            continue;
+        m[k++] = (split_member_t){ x[1], i, core_group_world(g, i) };
+        if ((unsigned)x[2] > *max_ctx)
+            *max_ctx = (unsigned)x[2];
+    }
+    qsort(m, (size_t)k, sizeof *m, by_key_then_rank);
+    for (int i = 0; i < k; i++)
+        ranks[i] = m[i].world;
+    if (k > 0 && !(piece = comm_group_new(ranks, k, world_me)))
+        *err = MPI_ERR_NO_MEM;
+out:
+    free(m);
+    free(ranks);
+    return piece;
+}
+
+/* Splitting an intercommunicator: every member learns the (color, key,
+ * next_ctx) of every member of both groups -- an allgather in each group,
+ * then the leaders swap the two tables -- and each color whose pieces in
+ * both groups are non-empty becomes an intercommunicator between them.
+ * Contexts without another round: the new local helper of a piece takes
+ * the largest next_ctx of its members (L), as a split does; the new
+ * intercommunicator takes max(L of the local piece, L of the remote one)
+ * + 2, which lies above every member's next_ctx and its new helper's
+ * context, and which both pieces compute alike. */
+int comm_inter_split(p2p_rank_t *r, core_comm_t *c, int color, int key, core_comm_t **out)
+{
+    core_comm_state_t *s = comm_state(r);
+    int nl = c->group->size, nr = c->remote->size;
+    *out = NULL;
+    int mine[SPLIT_INTS] = { color, key, (int)s->next_ctx };
+    int *all = malloc((size_t)SPLIT_INTS * (size_t)(nl + nr) * sizeof *all);
+    if (!all)
+        return MPI_ERR_NO_MEM;
+    int err = PMPI_Allgather(mine, SPLIT_INTS, MPI_INT, all, SPLIT_INTS, MPI_INT, c->local->handle);
+    if (!err)
+        err = leaders_swap(r, c, all, SPLIT_INTS * nl, all + SPLIT_INTS * nl, SPLIT_INTS * nr);
+    if (err || color == MPI_UNDEFINED) {
+        free(all);
+        return err;
+    }
+    unsigned lctx, rctx;
+    core_group_t *lg = split_piece(c->group, all, color, s->world.rank, &lctx, &err);
+    core_group_t *rg = err ? NULL : split_piece(c->remote, all + SPLIT_INTS * nl, color, s->world.rank, &rctx, &err);
+    free(all);
+    if (!lg || !rg) { /* one side empty (MPI_COMM_NULL), or out of memory */
+        if (lg)
+            comm_group_release(lg);
+        if (rg)
+            comm_group_release(rg);
+        return err;
+    }
+    core_comm_t *local = NULL;
+    comm_group_retain(lg);
+    err = comm_make(s, lg, lctx, c, &local);
+    if (!err)
+        err = comm_make(s, lg, (lctx > rctx ? lctx : rctx) + 2, c, out);
+    else
+        comm_group_release(lg);
+    if (err) {
+        if (local)
+            comm_drop_handle(s, local);
+        comm_group_release(rg);
+        *out = NULL;
+        return err;
+    }
+    make_inter(*out, rg, local);
     return MPI_SUCCESS;
 }

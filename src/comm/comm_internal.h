@@ -50,12 +50,12 @@ static inline core_comm_state_t *comm_state(p2p_rank_t *r) { return &r->core.com
     if (UTIL_UNLIKELY(!C))                           \
         return core_error(NULL, MPI_ERR_COMM, fn)
 
-/* Returns MPI_ERR_UNSUPPORTED_OPERATION through C's handler if C is an
- * intercommunicator (for the calls that support intracommunicators only). */
+/* Returns MPI_ERR_COMM through C's handler if C is an intercommunicator
+ * (for the calls MPI defines on intracommunicators only: topologies,
+ * MPI_Comm_create_group, the local communicator of MPI_Intercomm_create). */
 #define COMM_INTRA_ONLY(C, fn)                                                               \
     if (UTIL_UNLIKELY((C)->remote))                                                         \
-    return core_error_msg(C, MPI_ERR_UNSUPPORTED_OPERATION, fn,                              \
-                         "not supported on an intercommunicator")
+    return core_error_msg(C, MPI_ERR_COMM, fn, "needs an intracommunicator")
 
 /* ---- groups (comm_group.c) ---- */
 core_group_t *comm_group_lookup(core_comm_state_t *s, MPI_Group h);
@@ -101,6 +101,11 @@ int comm_make(core_comm_state_t *s, core_group_t *g, uint32_t ctx, const core_co
 /* Collective over both groups of c: a new intercommunicator over the same
  * groups (nothing else copied, the error handler excepted). */
 int comm_inter_dup(p2p_rank_t *r, core_comm_t *c, core_comm_t **out);
+/* MPI_Comm_split of an intercommunicator: members of one color form an
+ * intercommunicator between the color's members in each group, ordered by
+ * (key, rank); *out NULL for MPI_UNDEFINED or where either group has no
+ * member of the color.  An error class (no handler run). */
+int comm_inter_split(p2p_rank_t *r, core_comm_t *c, int color, int key, core_comm_t **out);
 
 /* ---- attributes (comm_attr.c) ---- */
 /* Runs the copy callbacks of old's attributes into new. */

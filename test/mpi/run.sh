@@ -80,6 +80,8 @@ comm_create_group 1x4,2x4,1x8,2x8,4x8,6x6,4x16 0      -
 coll_persist      all                    0        -
 isendrecv         all,6x6                0        -
 intercomm         all,6x6                0        -
+intercomm_coll    all,6x6                0        -
+intercomm_split   all,6x6                0        -
 coll_noncontig    all                    0        -
 session           1x1,1x4,2x4,4x16       0        -
 errhandler        1x1,1x4,2x4,4x16       0        -
