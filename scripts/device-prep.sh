@@ -4,7 +4,9 @@
 # which goes there with the working tree:
 #   - the CUDA-aware UCX wheel libucx-cu13 (its system UCX has no CUDA);
 #   - Debian's libtool .deb (for a machine with autoconf/automake but no
-#     libtool; setup.sh unpacks it there).
+#     libtool; setup.sh unpacks it there);
+#   - Debian's iproute2 and the libraries its ip needs (for the namespace
+#     test bed on an image without iproute2; nsbed.sh unpacks them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .whl
@@ -14,6 +16,11 @@ if ! ls .whl/libucx_cu13-*.whl >/dev/null 2>&1; then
 fi
 if ! ls .whl/libtool_*_all.deb >/dev/null 2>&1; then
     (cd .whl && apt-get download libtool)
+fi
+# iproute2's ip and its libraries, for the namespace test bed
+# (test/multinode/nsbed.sh unpacks them where the image has no ip)
+if ! ls .whl/iproute2_*.deb >/dev/null 2>&1; then
+    (cd .whl && apt-get download iproute2 libmnl0 libbpf1 libelf1 libcap2 libxtables12)
 fi
 ls -la .whl
 echo "device-prep: carry .whl with the working tree; on the GPU machine run e.g. scripts/device.sh bench-p2p-dd bench-p2p-mixed (scripts/device.sh plan lists the actions)"

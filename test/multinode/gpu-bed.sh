@@ -37,8 +37,7 @@ trap '"$bed" down >/dev/null 2>&1' EXIT
 run() {
     local log=$1 vp=$2
     shift 2
-    timeout -k 5 180 mpirun --mca plm_rsh_agent "$bed agent" -H ampinode1:1,ampinode2:1 -np 2 \
-        -x AMPI_VP="$vp" -x NCCL_NVLS_ENABLE=0 "$@" >"$log" 2>&1 </dev/null
+    timeout -k 5 180 "$bed" mpirun 1 -x AMPI_VP="$vp" -x NCCL_NVLS_ENABLE=0 "$@" >"$log" 2>&1 </dev/null
 }
 
 # correctness: the GPU tests' programs between the nodes

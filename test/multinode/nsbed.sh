@@ -11,7 +11,19 @@
 #        nsbed.sh exec NODE CMD...   run CMD inside NODE (all of its namespaces)
 #        nsbed.sh agent NODE CMD...  the same, as Open MPI's remote-shell agent:
 #                             mpirun --mca plm_rsh_agent "nsbed.sh agent" -H ...
-#        nsbed.sh hostfile    one line per node, for mpirun --hostfile
+#        nsbed.sh hostfile [PPN]  one line per node, for mpirun --hostfile
+#                             (with PPN: "NODE slots=PPN")
+#        nsbed.sh mpirun PPN [MPIRUN OPTIONS...] PROGRAM [ARGS...]
+#                             Open MPI's mpirun (OMPI_MPIRUN, default mpirun)
+#                             over every node, PPN processes on each: the
+#                             agent above, a hostfile with slots=PPN, the rsh
+#                             launcher, and no resource manager's allocation:
+#                             Slurm's, PBS's, LSF's, Grid Engine's and Flux's
+#                             variables are removed and their allocation
+#                             modules left out (inside a Slurm job Open MPI
+#                             maps only onto the job's hosts, drops the bed's
+#                             nodes and answers "All nodes which are allocated
+#                             for this job are already filled")
 #        nsbed.sh link NODE up|down  connect or cut a node's network link
 #        nsbed.sh env NODE NAME=VALUE...  variables every command the agent
 #                             starts on NODE gets (e.g. CUDA_VISIBLE_DEVICES=1:
@@ -24,7 +36,14 @@
 # where mpirun runs), node i is 10.213.ID.(10+i).  Nothing leaves the machine:
 # the bridge has no uplink and no route beyond its /24.  The state directory
 # holds one file per node with its holder's PID.
+#
+# Tools: unshare, nsenter (util-linux), pgrep, and ip (iproute2).  Where ip
+# is missing (a container image without iproute2) the bed unpacks Debian's
+# iproute2 and the libraries it needs (libmnl0, libbpf1, libelf1, libcap2,
+# libxtables12) from NSBED_DEBS (default the repository's .whl/, where
+# scripts/device-prep.sh puts them) into /run/ampi-nsbed-tools.
 set -euo pipefail
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 id=${NSBED_ID:-0}
 [[ $id =~ ^[0-9]+$ ]] && [ "$id" -le 249 ] || { echo "nsbed: NSBED_ID must be 0..249" >&2; exit 1; }
 state=/run/ampi-nsbed-$id
@@ -39,6 +58,26 @@ holder_pid() {
     [ -d "/proc/$pid" ] || die "node $1 is gone (holder $pid ended)"
     echo "$pid"
 }
+# ipcmd: the command that runs ip(8), the system's or the unpacked one
+ipcmd=(ip)
+find_ip() {
+    command -v ip >/dev/null 2>&1 && [ -z "${NSBED_CARRIED_IP:-}" ] && return 0
+    local debs=${NSBED_DEBS:-$(cd "$(dirname "$self")/../.." && pwd)/.whl} tools=/run/ampi-nsbed-tools d
+    if [ ! -x "$tools/bin/ip" ]; then
+        ls "$debs"/iproute2_*.deb >/dev/null 2>&1 ||
+            die "ip (iproute2) not found, and no iproute2_*.deb in $debs (scripts/device-prep.sh downloads it)"
+        rm -rf "$tools.partial"
+        for d in "$debs"/iproute2_*.deb "$debs"/libmnl0_*.deb "$debs"/libbpf1_*.deb "$debs"/libelf1_*.deb \
+            "$debs"/libcap2_*.deb "$debs"/libxtables12_*.deb; do
+            [ -f "$d" ] && { dpkg-deb -x "$d" "$tools.partial" || die "cannot unpack $d"; }
+        done
+        rm -rf "$tools"
+        mv "$tools.partial" "$tools"
+    fi
+    ipcmd=(env "LD_LIBRARY_PATH=$tools/lib/x86_64-linux-gnu:$tools/usr/lib/x86_64-linux-gnu" "$tools/bin/ip")
+    "${ipcmd[@]}" -V >/dev/null 2>&1 || die "the unpacked $tools/bin/ip does not run: $("${ipcmd[@]}" -V 2>&1 | head -1)"
+}
+
 node_index() { local n=${1#ampinode}; [[ $n =~ ^[0-9]+$ ]] || die "bad node name $1"; echo "$n"; }
 
 # enter NODE CMD...: run CMD in every namespace of NODE, in the caller's
@@ -55,10 +94,11 @@ up() {
     [ "$(id -u)" = 0 ] || die "needs root"
     [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 32 ] || die "N must be 1..32"
     # another bed of this ID (a concurrent test run) is never torn down here
+    find_ip
     mkdir "$state" 2>/dev/null || die "bed $id is in use ($state exists; nsbed.sh down ends it)"
-    ip link add "$bridge" type bridge 2>/dev/null || { rmdir "$state"; die "bed $id is in use ($bridge exists)"; }
-    ip addr add "$net.1/24" dev "$bridge"
-    ip link set "$bridge" up
+    "${ipcmd[@]}" link add "$bridge" type bridge 2>/dev/null || { rmdir "$state"; die "bed $id is in use ($bridge exists)"; }
+    "${ipcmd[@]}" addr add "$net.1/24" dev "$bridge"
+    "${ipcmd[@]}" link set "$bridge" up
     {
         echo "127.0.0.1 localhost"
         echo "$net.1 ampihead"
@@ -82,21 +122,32 @@ up() {
         done
         [ -n "$pid" ] || die "node $name did not start"
         echo "$pid" >"$state/$name"
-        ip link add "nsb${id}x$i" type veth peer name eth0 netns "$pid"
-        ip link set "nsb${id}x$i" master "$bridge"
-        ip link set "nsb${id}x$i" up
-        nsenter -t "$pid" --net ip addr add "$net.$((10 + i))/24" dev eth0
-        nsenter -t "$pid" --net ip link set eth0 up
-        nsenter -t "$pid" --net ip link set lo up
+        "${ipcmd[@]}" link add "nsb${id}x$i" type veth peer name eth0 netns "$pid"
+        "${ipcmd[@]}" link set "nsb${id}x$i" master "$bridge"
+        "${ipcmd[@]}" link set "nsb${id}x$i" up
+        nsenter -t "$pid" --net "${ipcmd[@]}" addr add "$net.$((10 + i))/24" dev eth0
+        nsenter -t "$pid" --net "${ipcmd[@]}" link set eth0 up
+        nsenter -t "$pid" --net "${ipcmd[@]}" link set lo up
         echo "$name"
     done
+    # mpirun on the head treats a host name that resolves to one of the
+    # head's own addresses as the head itself and starts its processes there
+    local addr
+    for i in $(seq 1 "$n"); do
+        addr=$(getent hosts "ampinode$i" | awk '{ print $1; exit }' || true)
+        [ -n "$addr" ] && echo "nsbed: warning: ampinode$i resolves to $addr on this machine;" \
+            "mpirun may start its processes here instead of in the node" >&2
+    done
+    return 0
 }
 
 down() {
     local f pid
+    find_ip 2>/dev/null || true
     if [ -d "$state" ]; then
         for f in "$state"/ampinode*; do
             [ -f "$f" ] || continue
+            case $f in *.env) rm -f "$f"; continue ;; esac
             pid=$(cat "$f")
             # Killing the holder (PID 1 of the node) ends every process in it.
             kill -KILL "$pid" 2>/dev/null || true
@@ -104,9 +155,9 @@ down() {
             rm -f "$f"
         done
     fi
-    ip link del "$bridge" 2>/dev/null || true
+    "${ipcmd[@]}" link del "$bridge" 2>/dev/null || true
     for f in /sys/class/net/nsb"$id"x*; do
-        [ -e "$f" ] && ip link del "$(basename "$f")" 2>/dev/null || true
+        [ -e "$f" ] && "${ipcmd[@]}" link del "$(basename "$f")" 2>/dev/null || true
     done
     rm -rf "$state"
 }
@@ -144,10 +195,27 @@ case ${1:-} in
         done
         ;;
     hostfile)
-        for f in "$state"/ampinode*; do [ -f "$f" ] && basename "$f"; done | sort -V ;;
+        for f in "$state"/ampinode*; do
+            [ -f "$f" ] && case $f in *.env) ;; *) echo "$(basename "$f")${2:+ slots=$2}" ;; esac
+        done | sort -V ;;
+    mpirun)
+        [ $# -ge 3 ] && [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -ge 1 ] || die "usage: nsbed.sh mpirun PPN [OPTIONS...] PROGRAM [ARGS...]"
+        ppn=$2
+        shift 2
+        "$self" hostfile "$ppn" >"$state/hostfile"
+        nnodes=$(wc -l <"$state/hostfile")
+        [ "$nnodes" -ge 1 ] || die "no nodes (nsbed.sh up N first)"
+        for v in $(compgen -e); do
+            case $v in SLURM_* | SLURMD_* | PBS_* | LSB_* | LSF_* | PE_HOSTFILE | SGE_* | FLUX_* | OMPI_MCA_ras* | OMPI_MCA_plm*) unset "$v" ;; esac
+        done
+        exec "${OMPI_MPIRUN:-mpirun}" --mca plm rsh --mca plm_rsh_agent "$self agent" \
+            --mca ras ^slurm,tm,lsf,gridengine,alps,simulator --hostfile "$state/hostfile" \
+            -np $((nnodes * ppn)) "$@"
+        ;;
     link)
         [ $# -eq 3 ] || die "usage: nsbed.sh link NODE up|down"
         i=$(node_index "$2")
-        ip link set "nsb${id}x$i" "$3" ;;
+        find_ip
+        "${ipcmd[@]}" link set "nsb${id}x$i" "$3" ;;
     *) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2 ;;
 esac

@@ -19,7 +19,9 @@
 # daemons cannot start.
 #
 # Needs root (namespaces, veth, bridge) and Open MPI's mpirun; otherwise every
-# case is skipped with the reason.  Environment: AMPI_PREFIX, AMPI_BUILD,
+# case is skipped with the reason.  mpirun runs through `nsbed.sh mpirun`
+# (a hostfile with slots, no resource manager's allocation), so the cases
+# also pass inside a Slurm job.  Environment: AMPI_PREFIX, AMPI_BUILD,
 # OMPI_MPIRUN (default mpirun).  One PASS/FAIL/SKIP line per case, then a
 # summary line; exit status 1 if anything failed.
 set -u
@@ -35,7 +37,7 @@ bed=$here/nsbed.sh
 export NSBED_ID=${NSBED_ID:-$(( ($$ % 249) + 1 ))}
 mkdir -p "$bindir" "$logdir"
 
-CASES='listeners layout ring pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
+CASES='listeners layout ring in_allocation pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
 kill_node cut_link interrupt slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node
 slurm_interrupt'
 wanted=$(select_programs "$CASES" "$@")
@@ -67,8 +69,7 @@ mpirun_nodes() {
             --export=ALL,AMPI_VP=8 "$@"
         return
     fi
-    timed_run "$log" "$limit" "$mpirun_bin" --mca plm_rsh_agent "$bed agent" -H ampinode1:2,ampinode2:2 -np 4 \
-        -x AMPI_VP=8 "$@"
+    timed_run "$log" "$limit" "$bed" mpirun 2 -x AMPI_VP=8 "$@"
 }
 
 build() {
@@ -93,6 +94,21 @@ program_case() {
         why="no OK line"
     fi
     report_case "multinode/$case" "$why" "$log"
+}
+
+# The ring started from inside a Slurm job's environment (an allocation of
+# one other host): Open MPI then maps only onto the allocation and, given the
+# bed's nodes by -H, answered "All nodes which are allocated for this job are
+# already filled"; nsbed.sh mpirun leaves the allocation out.
+allocation_case() {
+    local log=$logdir/in_allocation.log why=
+    build ring "$repo/test/mpi/ring.c" || return
+    SLURM_JOB_ID=4242 SLURM_JOBID=4242 SLURM_NODELIST=ampielsewhere SLURM_JOB_NODELIST=ampielsewhere \
+        SLURM_TASKS_PER_NODE=4 SLURM_NNODES=1 SLURM_NTASKS=4 mpirun_nodes "$log" 60 "$bindir/ring"
+    why=$(early_verdict "$log" "timed out")
+    [ -n "$why" ] || [ "$rc" -eq 0 ] || why="exit status $rc"
+    [ -n "$why" ] || grep -q ' OK$' "$log" || why="no OK line"
+    report_case "multinode/in_allocation" "$why" "$log"
 }
 
 # Each process reports its shared-memory and CMA peers (AMPI_DEBUG): with 2
@@ -163,9 +179,8 @@ fault_case() {
     else
         # keepalives on the runtime's own links, so that mpirun notices a
         # daemon whose link is cut (Open MPI waits 300 s + 9 x 20 s by default)
-        timeout -k 5 90 "$mpirun_bin" --mca plm_rsh_agent "$bed agent" --mca oob_tcp_keepalive_time 2 \
-            --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 -H ampinode1:2,ampinode2:2 -np 4 \
-            -x AMPI_VP=8 "$bindir/spin" "$stop" >"$log" 2>&1 </dev/null &
+        timeout -k 5 90 "$bed" mpirun 2 --mca oob_tcp_keepalive_time 2 --mca oob_tcp_keepalive_intvl 1 \
+            --mca oob_tcp_keepalive_probes 3 -x AMPI_VP=8 "$bindir/spin" "$stop" >"$log" 2>&1 </dev/null &
     fi
     local job=$!
     for _ in $(seq 1 100); do grep -q 'spin started' "$log" && break; sleep 0.1; done
@@ -251,6 +266,7 @@ for c in $wanted; do
     case $c in
         routes) routes_case ;;
         layout) layout_case ;;
+        in_allocation) allocation_case ;;
         kill_node) fault_case kill_node kill ;;
         cut_link) fault_case cut_link cut ;;
         interrupt) fault_case interrupt interrupt ;;
