@@ -201,6 +201,15 @@ int coll_nc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 int coll_nc_alltoallv(const void *sendbuf, const int *sendcounts, int sendcount, const int *sdispls,
                       MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, int recvcount,
                       const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, int n);
+/* The checks of the nonblocking and persistent forms, which take derived
+ * types with gaps too (coll_noncontig_nb.c). */
+static inline int coll_check_buf_nc(const void *buf, int count, MPI_Datatype dt)
+{
+    if (!coll_nc_type(dt))
+        return coll_check_buf(buf, count, dt);
+    return count < 0 ? MPI_ERR_COUNT : coll_check_ptr(buf, count, dt);
+}
+int coll_check_vec_nc(const void *buf, const int *counts, const int *displs, int n, MPI_Datatype dt);
 /* Root's own block: sbuf == NULL (gather) or rbuf == NULL (scatter) when
  * it is already in place. */
 int coll_gather(p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, void *rbuf, const coll_layout_t *rl,

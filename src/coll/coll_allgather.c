@@ -123,6 +123,8 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 /* The nonblocking forms: rcounts == NULL means uniform blocks of rcount. */
 static int run_allgather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
+    if (UTIL_UNLIKELY(coll_nb_nc(a)))
+        return coll_nc_nb_run(r, c, a, tag, run_allgather, false, true);
     coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };
     return allgather(r, c, a->sbuf, a->scount, a->sdt, a->rbuf, &rl, tag);
 }
@@ -146,9 +148,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Iallgatherv");
     COLL_INTER_NB(c, request, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype }, request), "MPI_Iallgatherv");
-    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf_nc(sendbuf, sendcount, sendtype);
     if (!err)
-        err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);
+        err = coll_check_vec_nc(recvbuf, recvcounts, displs, c->size, recvtype);
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcounts = recvcounts,
                          .rdispls = displs, .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
                          .rdt = recvtype };

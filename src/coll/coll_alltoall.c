@@ -116,6 +116,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 /* The nonblocking forms: counts == NULL means uniform blocks. */
 static int run_alltoall(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
+    if (UTIL_UNLIKELY(coll_nb_nc(a)))
+        return coll_nc_nb_run(r, c, a, tag, run_alltoall, true, true);
     coll_layout_t sl = { .counts = a->scounts, .displs = a->sdispls, .count = (size_t)a->scount, .dt = a->sdt };
     coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };
     return alltoall(r, c, a->sbuf, &sl, a->rbuf, &rl, tag);
@@ -141,9 +143,9 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     COLL_ENTER_ANY(r, c, comm, "MPI_Ialltoallv");
     COLL_INTER_NB(c, request, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype }, request), "MPI_Ialltoallv");
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS
-                                      : coll_check_vec(sendbuf, sendcounts, sdispls, c->size, sendtype);
+                                      : coll_check_vec_nc(sendbuf, sendcounts, sdispls, c->size, sendtype);
     if (!err)
-        err = coll_check_vec(recvbuf, recvcounts, rdispls, c->size, recvtype);
+        err = coll_check_vec_nc(recvbuf, recvcounts, rdispls, c->size, recvtype);
     coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .rbuf = recvbuf,
                          .rcounts = recvcounts, .rdispls = rdispls,
                          .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };

@@ -77,7 +77,7 @@ static int check(const core_comm_t *c, const void *buffer, int count, MPI_Dataty
 {
     if (root < 0 || root >= c->size)
         return MPI_ERR_ROOT;
-    return coll_check_buf(buffer, count, datatype);
+    return coll_check_buf_nc(buffer, count, datatype); /* the blocking form took gaps before */
 }
 
 /* On an intercommunicator: MPI_ROOT / MPI_PROC_NULL in the root's group. */
@@ -123,7 +123,10 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     COLL_ENTER_ANY(r, c, comm, "MPI_Ibcast");
     COLL_INTER_NB(c, request, inter_bcast(r, c, buffer, count, datatype, root, request), "MPI_Ibcast");
     int err = check(c, buffer, count, datatype, root);
-    if (!err) {
+    if (!err && UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_nb.c */
+        coll_nb_args_t a = { .rbuf = buffer, .rcount = count, .rdt = datatype, .root = root };
+        err = coll_nb_start(r, c, coll_nc_nb_bcast, &a, request);
+    } else if (!err) {
         coll_nb_args_t a = { .rbuf = buffer, .count = coll_bytes((size_t)count, datatype), .root = root };
         err = coll_nb_start(r, c, run_bcast, &a, request);
     }

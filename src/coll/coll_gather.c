@@ -33,7 +33,7 @@ static int check_send(const core_comm_t *c, const void *sendbuf, int sendcount, 
         return MPI_ERR_ROOT;
     if (sendbuf == MPI_IN_PLACE)
         return c->rank == root ? MPI_SUCCESS : MPI_ERR_BUFFER;
-    return coll_check_buf(sendbuf, sendcount, sendtype);
+    return coll_check_buf_nc(sendbuf, sendcount, sendtype); /* the blocking forms took gaps before */
 }
 
 #pragma weak MPI_Gather = PMPI_Gather
@@ -83,6 +83,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 /* The nonblocking forms: rcounts == NULL means uniform blocks of rcount. */
 static int run_gather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
+    if (UTIL_UNLIKELY(coll_nb_nc(a)))
+        return coll_nc_nb_run(r, c, a, tag, run_gather, false, true);
     coll_layout_t rl = { .counts = a->rcounts, .displs = a->rdispls, .count = (size_t)a->rcount, .dt = a->rdt };
     bool in_place = a->sbuf == MPI_IN_PLACE;
     return coll_gather(r, c, in_place ? NULL : a->sbuf, in_place ? 0 : coll_bytes((size_t)a->scount, a->sdt),
@@ -97,7 +99,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     COLL_INTER_NB(c, request, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Igather");
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
-        err = coll_check_buf(recvbuf, recvcount, recvtype);
+        err = coll_check_buf_nc(recvbuf, recvcount, recvtype);
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
                          .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
                          .rdt = coll_nb_type(c->rank == root, recvtype), .root = root };
@@ -116,7 +118,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     COLL_INTER_NB(c, request, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root }, request), "MPI_Igatherv");
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
-        err = coll_check_vec(recvbuf, recvcounts, displs, c->size, recvtype);
+        err = coll_check_vec_nc(recvbuf, recvcounts, displs, c->size, recvtype);
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcounts = recvcounts,
                          .rdispls = displs, .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
                          .rdt = coll_nb_type(c->rank == root, recvtype), .root = root };

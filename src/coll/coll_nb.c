@@ -296,9 +296,9 @@ int coll_nb_start_uniform(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const v
                           MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                           MPI_Request *request)
 {
-    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf(sendbuf, sendcount, sendtype);
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf_nc(sendbuf, sendcount, sendtype);
     if (!err)
-        err = coll_check_buf(recvbuf, recvcount, recvtype);
+        err = coll_check_buf_nc(recvbuf, recvcount, recvtype);
     if (err)
         return err;
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,

@@ -59,6 +59,16 @@ int coll_nb_start_uniform(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const v
                           MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                           MPI_Request *request);
 
+/* Derived datatypes with gaps (coll_noncontig_nb.c): coll_nb_nc(a) says
+ * whether a used side of a has such a type; coll_nc_nb_run then runs fn on
+ * packed copies of the sides that do (send_many / recv_many: that side has
+ * a block per rank, else one); coll_nc_nb_bcast is MPI_Ibcast's algorithm
+ * for them (a->rbuf, a->rcount elements of a->rdt). */
+bool coll_nb_nc(const coll_nb_args_t *a);
+int coll_nc_nb_run(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag, coll_nb_fn *fn, bool send_many,
+                   bool recv_many);
+int coll_nc_nb_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag);
+
 /* Frees the finished helper threads, the sequence tables and the cached
  * scratch space.  Called once after the PE's scheduler has returned (every
  * helper is DONE then). */

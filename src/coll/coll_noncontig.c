@@ -10,10 +10,10 @@
  * on bytes, so every rank takes the same algorithm).  Blocks of the v-forms
  * lie back to back in the packed copies; the user's displacements apply when
  * packing and unpacking.
- * Host buffers only (dt_pack); nonblocking forms still need contiguous types.
+ * Host buffers only (dt_pack); the nonblocking forms: coll_noncontig_nb.c.
  * Each function returns what the MPI_BYTE call returned: its error handler
  * has already run. */
-#include "coll/coll.h"
+#include "coll/coll_nc.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -24,18 +24,9 @@ bool coll_nc_type(MPI_Datatype dt)
            (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt));
 }
 
-/* n blocks of a user buffer: block i is counts[i] (or count) elements at
- * displs[i] (or i * count) extents, as in the v-forms. */
-typedef struct {
-    char *buf;
-    const int *counts, *displs;
-    int count;
-    MPI_Datatype dt;
-} nc_side_t;
+static int nc_count(const coll_nc_side_t *s, int i) { return s->counts ? s->counts[i] : s->count; }
 
-static int nc_count(const nc_side_t *s, int i) { return s->counts ? s->counts[i] : s->count; }
-
-static char *nc_block(const nc_side_t *s, int i)
+static char *nc_block(const coll_nc_side_t *s, int i)
 {
     ptrdiff_t at = s->displs ? (ptrdiff_t)s->displs[i] : (ptrdiff_t)i * s->count;
     return s->buf + at * dt_extent(s->dt);
@@ -43,7 +34,7 @@ static char *nc_block(const nc_side_t *s, int i)
 
 /* Byte counts and offsets of the packed blocks; false when a count does
  * not fit an int. */
-static bool nc_layout(const nc_side_t *s, int n, int *bcounts, int *boffs, size_t *total)
+static bool nc_layout(const coll_nc_side_t *s, int n, int *bcounts, int *boffs, size_t *total)
 {
     size_t off = 0;
     for (int i = 0; i < n; i++) {
@@ -58,24 +49,17 @@ static bool nc_layout(const nc_side_t *s, int n, int *bcounts, int *boffs, size_
     return true;
 }
 
-static void nc_pack(const nc_side_t *s, int i, char *packed, const int *boffs)
+void coll_nc_pack(const coll_nc_side_t *s, int i, char *packed, const int *boffs)
 {
     dt_pack(nc_block(s, i), nc_count(s, i), s->dt, packed + boffs[i]);
 }
 
-static void nc_unpack(const nc_side_t *s, int i, const char *packed, const int *bcounts, const int *boffs)
+void coll_nc_unpack(const coll_nc_side_t *s, int i, const char *packed, const int *bcounts, const int *boffs)
 {
     dt_unpack(packed + boffs[i], (size_t)bcounts[i], nc_block(s, i), nc_count(s, i), s->dt);
 }
 
-/* Scratch for one side: its byte counts and offsets and the packed bytes. */
-typedef struct {
-    int *bcounts, *boffs;
-    char *packed;
-    size_t total;
-} nc_pack_t;
-
-static int nc_prepare(const nc_side_t *s, int n, nc_pack_t *p)
+int coll_nc_prepare(const coll_nc_side_t *s, int n, coll_nc_pack_t *p)
 {
     p->bcounts = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->bcounts);
     p->boffs = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->boffs);
@@ -88,7 +72,7 @@ static int nc_prepare(const nc_side_t *s, int n, nc_pack_t *p)
     return p->packed ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-static void nc_release(nc_pack_t *p)
+void coll_nc_release(coll_nc_pack_t *p)
 {
     free(p->bcounts);
     free(p->boffs);
@@ -96,7 +80,7 @@ static void nc_release(nc_pack_t *p)
 }
 
 /* Device buffers cannot be packed on the host. */
-static int nc_host(const void *buf, size_t bytes)
+int coll_nc_host(const void *buf, size_t bytes)
 {
     return buf && buf != MPI_IN_PLACE && p2p_is_device(buf, bytes) ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
 }
@@ -109,21 +93,21 @@ static int nc_fail(MPI_Comm comm, int err, const char *fn)
 
 int coll_nc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, int me)
 {
-    nc_side_t s = { buf, NULL, NULL, count, dt };
-    nc_pack_t p;
-    int err = nc_prepare(&s, 1, &p);
+    coll_nc_side_t s = { buf, NULL, NULL, count, dt };
+    coll_nc_pack_t p;
+    int err = coll_nc_prepare(&s, 1, &p);
     if (!err)
-        err = nc_host(buf, 1);
+        err = coll_nc_host(buf, 1);
     if (err) {
-        nc_release(&p);
+        coll_nc_release(&p);
         return nc_fail(comm, err, "MPI_Bcast");
     }
     if (me == root)
-        nc_pack(&s, 0, p.packed, p.boffs);
+        coll_nc_pack(&s, 0, p.packed, p.boffs);
     err = PMPI_Bcast(p.packed, p.bcounts[0], MPI_BYTE, root, comm);
     if (!err && me != root)
-        nc_unpack(&s, 0, p.packed, p.bcounts, p.boffs);
-    nc_release(&p);
+        coll_nc_unpack(&s, 0, p.packed, p.bcounts, p.boffs);
+    coll_nc_release(&p);
     return err;
 }
 
@@ -133,24 +117,24 @@ int coll_nc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     const char *fn = recvcounts ? "MPI_Gatherv" : "MPI_Gather";
     bool in_place = sendbuf == MPI_IN_PLACE, is_root = me == root;
-    nc_side_t ss = { (char *)sendbuf, NULL, NULL, sendcount, sendtype };
-    nc_side_t rs = { recvbuf, recvcounts, displs, recvcount, recvtype };
-    nc_pack_t sp = { 0 }, rp = { 0 };
-    int err = in_place ? MPI_SUCCESS : nc_prepare(&ss, 1, &sp);
+    coll_nc_side_t ss = { (char *)sendbuf, NULL, NULL, sendcount, sendtype };
+    coll_nc_side_t rs = { recvbuf, recvcounts, displs, recvcount, recvtype };
+    coll_nc_pack_t sp = { 0 }, rp = { 0 };
+    int err = in_place ? MPI_SUCCESS : coll_nc_prepare(&ss, 1, &sp);
     if (!err && is_root)
-        err = nc_prepare(&rs, n, &rp);
+        err = coll_nc_prepare(&rs, n, &rp);
     if (!err)
-        err = nc_host(in_place ? NULL : sendbuf, 1);
+        err = coll_nc_host(in_place ? NULL : sendbuf, 1);
     if (!err && is_root)
-        err = nc_host(recvbuf, 1);
+        err = coll_nc_host(recvbuf, 1);
     if (err) {
-        nc_release(&sp), nc_release(&rp);
+        coll_nc_release(&sp), coll_nc_release(&rp);
         return nc_fail(comm, err, fn);
     }
     if (!in_place)
-        nc_pack(&ss, 0, sp.packed, sp.boffs);
+        coll_nc_pack(&ss, 0, sp.packed, sp.boffs);
     else
-        nc_pack(&rs, root, rp.packed, rp.boffs);
+        coll_nc_pack(&rs, root, rp.packed, rp.boffs);
     const void *sbuf = in_place ? MPI_IN_PLACE : sp.packed;
     int sbytes = in_place ? 0 : sp.bcounts[0];
     if (!recvcounts) /* the uniform form: the algorithm the other ranks run */
@@ -161,8 +145,8 @@ int coll_nc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         err = PMPI_Gatherv(sbuf, sbytes, MPI_BYTE, NULL, NULL, NULL, MPI_BYTE, root, comm);
     if (!err && is_root)
         for (int i = 0; i < n; i++)
-            nc_unpack(&rs, i, rp.packed, rp.bcounts, rp.boffs);
-    nc_release(&sp), nc_release(&rp);
+            coll_nc_unpack(&rs, i, rp.packed, rp.bcounts, rp.boffs);
+    coll_nc_release(&sp), coll_nc_release(&rp);
     return err;
 }
 
@@ -173,24 +157,24 @@ int coll_nc_scatterv(const void *sendbuf, const int *sendcounts, int sendcount, 
 {
     const char *fn = sendcounts ? "MPI_Scatterv" : "MPI_Scatter";
     bool in_place = recvbuf == MPI_IN_PLACE, is_root = me == root;
-    nc_side_t ss = { (char *)sendbuf, sendcounts, displs, sendcount, sendtype };
-    nc_side_t rs = { recvbuf, NULL, NULL, recvcount, recvtype };
-    nc_pack_t sp = { 0 }, rp = { 0 };
-    int err = is_root ? nc_prepare(&ss, n, &sp) : MPI_SUCCESS;
+    coll_nc_side_t ss = { (char *)sendbuf, sendcounts, displs, sendcount, sendtype };
+    coll_nc_side_t rs = { recvbuf, NULL, NULL, recvcount, recvtype };
+    coll_nc_pack_t sp = { 0 }, rp = { 0 };
+    int err = is_root ? coll_nc_prepare(&ss, n, &sp) : MPI_SUCCESS;
     if (!err && !in_place)
-        err = nc_prepare(&rs, 1, &rp);
+        err = coll_nc_prepare(&rs, 1, &rp);
     if (!err && is_root)
-        err = nc_host(sendbuf, 1);
+        err = coll_nc_host(sendbuf, 1);
     if (!err)
-        err = nc_host(in_place ? NULL : recvbuf, 1);
+        err = coll_nc_host(in_place ? NULL : recvbuf, 1);
     if (err) {
-        nc_release(&sp), nc_release(&rp);
+        coll_nc_release(&sp), coll_nc_release(&rp);
         return nc_fail(comm, err, fn);
     }
     if (is_root)
         for (int i = 0; i < n; i++)
             if (!(in_place && i == root))
-                nc_pack(&ss, i, sp.packed, sp.boffs);
+                coll_nc_pack(&ss, i, sp.packed, sp.boffs);
     void *rbuf = in_place ? MPI_IN_PLACE : rp.packed;
     int rbytes = in_place ? 0 : rp.bcounts[0];
     if (!sendcounts)
@@ -200,8 +184,8 @@ int coll_nc_scatterv(const void *sendbuf, const int *sendcounts, int sendcount, 
     else
         err = PMPI_Scatterv(NULL, NULL, NULL, MPI_BYTE, rbuf, rbytes, MPI_BYTE, root, comm);
     if (!err && !in_place)
-        nc_unpack(&rs, 0, rp.packed, rp.bcounts, rp.boffs);
-    nc_release(&sp), nc_release(&rp);
+        coll_nc_unpack(&rs, 0, rp.packed, rp.bcounts, rp.boffs);
+    coll_nc_release(&sp), coll_nc_release(&rp);
     return err;
 }
 
@@ -212,24 +196,24 @@ int coll_nc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 {
     const char *fn = recvcounts ? "MPI_Allgatherv" : "MPI_Allgather";
     bool in_place = sendbuf == MPI_IN_PLACE;
-    nc_side_t ss = { (char *)sendbuf, NULL, NULL, sendcount, sendtype };
-    nc_side_t rs = { recvbuf, recvcounts, displs, recvcount, recvtype };
-    nc_pack_t sp = { 0 }, rp = { 0 };
-    int err = in_place ? MPI_SUCCESS : nc_prepare(&ss, 1, &sp);
+    coll_nc_side_t ss = { (char *)sendbuf, NULL, NULL, sendcount, sendtype };
+    coll_nc_side_t rs = { recvbuf, recvcounts, displs, recvcount, recvtype };
+    coll_nc_pack_t sp = { 0 }, rp = { 0 };
+    int err = in_place ? MPI_SUCCESS : coll_nc_prepare(&ss, 1, &sp);
     if (!err)
-        err = nc_prepare(&rs, n, &rp);
+        err = coll_nc_prepare(&rs, n, &rp);
     if (!err)
-        err = nc_host(in_place ? NULL : sendbuf, 1);
+        err = coll_nc_host(in_place ? NULL : sendbuf, 1);
     if (!err)
-        err = nc_host(recvbuf, 1);
+        err = coll_nc_host(recvbuf, 1);
     if (err) {
-        nc_release(&sp), nc_release(&rp);
+        coll_nc_release(&sp), coll_nc_release(&rp);
         return nc_fail(comm, err, fn);
     }
     if (!in_place)
-        nc_pack(&ss, 0, sp.packed, sp.boffs);
+        coll_nc_pack(&ss, 0, sp.packed, sp.boffs);
     else
-        nc_pack(&rs, me, rp.packed, rp.boffs);
+        coll_nc_pack(&rs, me, rp.packed, rp.boffs);
     const void *sbuf = in_place ? MPI_IN_PLACE : sp.packed;
     int sbytes = in_place ? 0 : sp.bcounts[0];
     if (!recvcounts)
@@ -238,8 +222,8 @@ int coll_nc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         err = PMPI_Allgatherv(sbuf, sbytes, MPI_BYTE, rp.packed, rp.bcounts, rp.boffs, MPI_BYTE, comm);
     if (!err)
         for (int i = 0; i < n; i++)
-            nc_unpack(&rs, i, rp.packed, rp.bcounts, rp.boffs);
-    nc_release(&sp), nc_release(&rp);
+            coll_nc_unpack(&rs, i, rp.packed, rp.bcounts, rp.boffs);
+    coll_nc_release(&sp), coll_nc_release(&rp);
     return err;
 }
 
@@ -250,25 +234,25 @@ int coll_nc_alltoallv(const void *sendbuf, const int *sendcounts, int sendcount,
 {
     const char *fn = recvcounts ? "MPI_Alltoallv" : "MPI_Alltoall";
     bool in_place = sendbuf == MPI_IN_PLACE;
-    nc_side_t ss = { (char *)sendbuf, sendcounts, sdispls, sendcount, sendtype };
-    nc_side_t rs = { recvbuf, recvcounts, rdispls, recvcount, recvtype };
-    nc_pack_t sp = { 0 }, rp = { 0 };
-    int err = in_place ? MPI_SUCCESS : nc_prepare(&ss, n, &sp);
+    coll_nc_side_t ss = { (char *)sendbuf, sendcounts, sdispls, sendcount, sendtype };
+    coll_nc_side_t rs = { recvbuf, recvcounts, rdispls, recvcount, recvtype };
+    coll_nc_pack_t sp = { 0 }, rp = { 0 };
+    int err = in_place ? MPI_SUCCESS : coll_nc_prepare(&ss, n, &sp);
     if (!err)
-        err = nc_prepare(&rs, n, &rp);
+        err = coll_nc_prepare(&rs, n, &rp);
     if (!err)
-        err = nc_host(in_place ? NULL : sendbuf, 1);
+        err = coll_nc_host(in_place ? NULL : sendbuf, 1);
     if (!err)
-        err = nc_host(recvbuf, 1);
+        err = coll_nc_host(recvbuf, 1);
     if (err) {
-        nc_release(&sp), nc_release(&rp);
+        coll_nc_release(&sp), coll_nc_release(&rp);
         return nc_fail(comm, err, fn);
     }
     for (int i = 0; i < n; i++) {
         if (in_place)
-            nc_pack(&rs, i, rp.packed, rp.boffs);
+            coll_nc_pack(&rs, i, rp.packed, rp.boffs);
         else
-            nc_pack(&ss, i, sp.packed, sp.boffs);
+            coll_nc_pack(&ss, i, sp.packed, sp.boffs);
     }
     if (!recvcounts)
         err = PMPI_Alltoall(in_place ? MPI_IN_PLACE : sp.packed, in_place ? 0 : sp.bcounts[0], MPI_BYTE, rp.packed,
@@ -280,7 +264,7 @@ int coll_nc_alltoallv(const void *sendbuf, const int *sendcounts, int sendcount,
                              comm);
     if (!err)
         for (int i = 0; i < n; i++)
-            nc_unpack(&rs, i, rp.packed, rp.bcounts, rp.boffs);
-    nc_release(&sp), nc_release(&rp);
+            coll_nc_unpack(&rs, i, rp.packed, rp.bcounts, rp.boffs);
+    coll_nc_release(&sp), coll_nc_release(&rp);
     return err;
 }

@@ -32,7 +32,7 @@ static int check_recv(const core_comm_t *c, void *recvbuf, int recvcount, MPI_Da
         return MPI_ERR_ROOT;
     if (recvbuf == MPI_IN_PLACE)
         return c->rank == root ? MPI_SUCCESS : MPI_ERR_BUFFER;
-    return coll_check_buf(recvbuf, recvcount, recvtype);
+    return coll_check_buf_nc(recvbuf, recvcount, recvtype); /* the blocking forms took gaps before */
 }
 
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -82,6 +82,8 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 /* The nonblocking forms: scounts == NULL means uniform blocks of scount. */
 static int run_scatter(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
+    if (UTIL_UNLIKELY(coll_nb_nc(a)))
+        return coll_nc_nb_run(r, c, a, tag, run_scatter, true, false);
     coll_layout_t sl = { .counts = a->scounts, .displs = a->sdispls, .count = (size_t)a->scount, .dt = a->sdt };
     bool in_place = a->rbuf == MPI_IN_PLACE;
     return coll_scatter(r, c, a->sbuf, &sl, in_place ? NULL : a->rbuf,
@@ -96,7 +98,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     COLL_INTER_NB(c, request, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Iscatter");
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
-        err = coll_check_buf(sendbuf, sendcount, sendtype);
+        err = coll_check_buf_nc(sendbuf, sendcount, sendtype);
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
                          .sdt = coll_nb_type(c->rank == root, sendtype),
                          .rdt = coll_nb_type(recvbuf != MPI_IN_PLACE, recvtype), .root = root };
@@ -115,7 +117,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
     COLL_INTER_NB(c, request, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Iscatterv");
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
-        err = coll_check_vec(sendbuf, sendcounts, displs, c->size, sendtype);
+        err = coll_check_vec_nc(sendbuf, sendcounts, displs, c->size, sendtype);
     coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .rbuf = recvbuf,
                          .rcount = recvcount, .sdt = coll_nb_type(c->rank == root, sendtype),
                          .rdt = coll_nb_type(recvbuf != MPI_IN_PLACE, recvtype), .root = root };

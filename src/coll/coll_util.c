@@ -22,13 +22,13 @@ void *coll_malloc(size_t bytes)
     return p;
 }
 
-int coll_check_vec(const void *buf, const int *counts, const int *displs, int n, MPI_Datatype dt)
+static int check_vec(const void *buf, const int *counts, const int *displs, int n, MPI_Datatype dt, bool gaps_ok)
 {
     if (!counts || (displs == NULL && n > 0))
         return MPI_ERR_ARG;
     if (!dt_valid(dt))
         return MPI_ERR_TYPE;
-    if (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt))
+    if (!gaps_ok && (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt)))
         return MPI_ERR_UNSUPPORTED_OPERATION; /* see coll_check_buf */
     for (int i = 0; i < n; i++) {
         if (counts[i] < 0)
@@ -37,6 +37,16 @@ int coll_check_vec(const void *buf, const int *counts, const int *displs, int n,
             return MPI_ERR_BUFFER;
     }
     return MPI_SUCCESS;
+}
+
+int coll_check_vec(const void *buf, const int *counts, const int *displs, int n, MPI_Datatype dt)
+{
+    return check_vec(buf, counts, displs, n, dt, false);
+}
+
+int coll_check_vec_nc(const void *buf, const int *counts, const int *displs, int n, MPI_Datatype dt)
+{
+    return check_vec(buf, counts, displs, n, dt, coll_nc_type(dt));
 }
 
 #define SLOTS 4                        /* cached blocks per rank */

@@ -1,10 +1,37 @@
-/* coll_noncontig.c - blocking collectives on derived datatypes that are not
- * one plain block: a strided vector (every other int, so the gaps must stay
+/* coll_noncontig.c - collectives on derived datatypes that are not one
+ * plain block: a strided vector (every other int, so the gaps must stay
  * untouched) and a struct of an int and a double with a hole between them.
  * Bcast, Gather(v), Scatter(v), Allgather(v), Alltoall(v), with MPI_IN_PLACE
  * where MPI allows it, and ranks that describe the same data with different
- * types (the vector on one side, plain MPI_INT on the other). */
+ * types (the vector on one side, plain MPI_INT on the other).
+ * COLL_MODE picks the form of every call: 0 blocking, 1 nonblocking (then
+ * MPI_Wait), 2 persistent (MPI_Xxx_init, MPI_Start, MPI_Wait,
+ * MPI_Request_free); coll_noncontig_nb.c and coll_noncontig_persist.c set
+ * it. */
 #include "mpitest.h"
+
+#ifndef COLL_MODE
+#define COLL_MODE 0
+#endif
+
+/* One collective call on MPI_COMM_WORLD in the form COLL_MODE says. */
+#define COLL(blocking, nonblocking, persistent, ...)                                    \
+    do {                                                                                \
+        if (COLL_MODE == 0) {                                                           \
+            blocking(__VA_ARGS__, MPI_COMM_WORLD);                                      \
+        } else {                                                                        \
+            MPI_Request rq_;                                                            \
+            if (COLL_MODE == 1) {                                                       \
+                nonblocking(__VA_ARGS__, MPI_COMM_WORLD, &rq_);                         \
+            } else {                                                                    \
+                persistent(__VA_ARGS__, MPI_COMM_WORLD, MPI_INFO_NULL, &rq_);           \
+                MPI_Start(&rq_);                                                        \
+            }                                                                           \
+            MPI_Wait(&rq_, MPI_STATUS_IGNORE);                                          \
+            if (COLL_MODE == 2)                                                         \
+                MPI_Request_free(&rq_);                                                 \
+        }                                                                               \
+    } while (0)
 
 #define K 3      /* ints per block */
 #define HOLE -99 /* what the gaps of a strided buffer hold */
@@ -52,7 +79,7 @@ int main(int argc, char **argv)
     if (rank == root)
         for (int i = 0; i < K; i++)
             b[2 * i] = val(0, 0, i);
-    MPI_Bcast(b, 1, strided_int, root, MPI_COMM_WORLD);
+    COLL(MPI_Bcast, MPI_Ibcast, MPI_Bcast_init, b, 1, strided_int, root);
     errs += check_strided(rank, "bcast", b, 1, from_block_owner, rank);
     free(b);
 
@@ -61,9 +88,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < K; i++)
         mine[i] = val(rank, 0, i);
     if (rank == root)
-        MPI_Gather(mine, K, MPI_INT, g, 1, strided_int, root, MPI_COMM_WORLD);
+        COLL(MPI_Gather, MPI_Igather, MPI_Gather_init, mine, K, MPI_INT, g, 1, strided_int, root);
     else
-        MPI_Gather(mine, K, MPI_INT, NULL, 0, MPI_INT, root, MPI_COMM_WORLD);
+        COLL(MPI_Gather, MPI_Igather, MPI_Gather_init, mine, K, MPI_INT, NULL, 0, MPI_INT, root);
     if (rank == root)
         errs += check_strided(rank, "gather", g, n, from_block_owner, rank);
 
@@ -81,13 +108,13 @@ int main(int argc, char **argv)
         g = strided(n);
         for (int i = 0; i < K; i++)
             g[2 * (K * displs[root] + i)] = val(root, 0, i);
-        MPI_Gatherv(MPI_IN_PLACE, 1, strided_int, g, counts, displs, strided_int, root, MPI_COMM_WORLD);
+        COLL(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, MPI_IN_PLACE, 1, strided_int, g, counts, displs, strided_int, root);
         for (int r = 0; r < n; r++)
             for (int i = 0; i < K; i++)
                 if (g[2 * (K * displs[r] + i)] != val(r, 0, i))
                     errs += mt_fail(rank, "gatherv: block of rank %d element %d wrong", r, i);
     } else {
-        MPI_Gatherv(one, 1, strided_int, NULL, NULL, NULL, MPI_INT, root, MPI_COMM_WORLD);
+        COLL(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, one, 1, strided_int, NULL, NULL, NULL, MPI_INT, root);
     }
 
     /* Scatter: strided at the root, plain ints elsewhere; Scatterv in place */
@@ -99,15 +126,15 @@ int main(int argc, char **argv)
                 s[2 * (K * r + i)] = val(0, r, i);
     }
     int got[K] = { 0 };
-    MPI_Scatter(s, 1, strided_int, got, K, MPI_INT, root, MPI_COMM_WORLD);
+    COLL(MPI_Scatter, MPI_Iscatter, MPI_Scatter_init, s, 1, strided_int, got, K, MPI_INT, root);
     for (int i = 0; i < K; i++)
         if (got[i] != val(0, rank, i))
             errs += mt_fail(rank, "scatter: element %d is %d", i, got[i]);
     int *mine_s = strided(1);
     if (rank == root)
-        MPI_Scatterv(s, counts, displs, strided_int, MPI_IN_PLACE, 1, strided_int, root, MPI_COMM_WORLD);
+        COLL(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, s, counts, displs, strided_int, MPI_IN_PLACE, 1, strided_int, root);
     else
-        MPI_Scatterv(NULL, NULL, NULL, MPI_INT, mine_s, 1, strided_int, root, MPI_COMM_WORLD);
+        COLL(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, NULL, NULL, NULL, MPI_INT, mine_s, 1, strided_int, root);
     if (rank != root) /* block displs[rank] of the root's buffer = val(0, displs[rank], i) */
         for (int i = 0; i < K; i++)
             if (mine_s[2 * i] != val(0, displs[rank], i) || mine_s[2 * i + 1] != HOLE)
@@ -117,7 +144,7 @@ int main(int argc, char **argv)
     int *ag = strided(n);
     for (int i = 0; i < K; i++)
         ag[2 * (K * rank + i)] = val(rank, 0, i);
-    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ag, 1, strided_int, MPI_COMM_WORLD);
+    COLL(MPI_Allgather, MPI_Iallgather, MPI_Allgather_init, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ag, 1, strided_int);
     errs += check_strided(rank, "allgather in place", ag, n, from_block_owner, rank);
 
     /* Allgatherv: plain ints sent, strided received */
@@ -125,7 +152,7 @@ int main(int argc, char **argv)
     ag = strided(n);
     for (int i = 0; i < n; i++)
         displs[i] = i;
-    MPI_Allgatherv(mine, K, MPI_INT, ag, counts, displs, strided_int, MPI_COMM_WORLD);
+    COLL(MPI_Allgatherv, MPI_Iallgatherv, MPI_Allgatherv_init, mine, K, MPI_INT, ag, counts, displs, strided_int);
     errs += check_strided(rank, "allgatherv", ag, n, from_block_owner, rank);
 
     /* Alltoall strided both ways, and in place */
@@ -133,9 +160,9 @@ int main(int argc, char **argv)
     for (int r = 0; r < n; r++)
         for (int i = 0; i < K; i++)
             a_in[2 * (K * r + i)] = val(rank, r, i);
-    MPI_Alltoall(a_in, 1, strided_int, a_out, 1, strided_int, MPI_COMM_WORLD);
+    COLL(MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init, a_in, 1, strided_int, a_out, 1, strided_int);
     errs += check_strided(rank, "alltoall", a_out, n, a2a_want, rank);
-    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a_in, 1, strided_int, MPI_COMM_WORLD);
+    COLL(MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a_in, 1, strided_int);
     errs += check_strided(rank, "alltoall in place", a_in, n, a2a_want, rank);
 
     /* Alltoallv: strided sent, plain ints received */
@@ -147,7 +174,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < K; i++)
             a_out[2 * (K * r + i)] = val(rank, r, i);
     }
-    MPI_Alltoallv(a_out, counts, displs, strided_int, plain, kc, kd, MPI_INT, MPI_COMM_WORLD);
+    COLL(MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init, a_out, counts, displs, strided_int, plain, kc, kd, MPI_INT);
     for (int r = 0; r < n; r++)
         for (int i = 0; i < K; i++)
             if (plain[K * r + i] != val(r, rank, i))
@@ -156,7 +183,7 @@ int main(int argc, char **argv)
     free(g), free(counts), free(displs), free(one), free(s), free(mine_s), free(ag);
     free(a_in), free(a_out), free(plain), free(kc), free(kd);
     MPI_Type_free(&strided_int);
-    mt_finish(errs, "coll_noncontig: OK");
+    mt_finish(errs, COLL_MODE == 0 ? "coll_noncontig: OK" : COLL_MODE == 1 ? "coll_noncontig_nb: OK" : "coll_noncontig_persist: OK");
     MPI_Finalize();
     return 0;
 }
