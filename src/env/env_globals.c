@@ -12,6 +12,7 @@
  * care of.  A stripped file has no symbol table: it is passed over. */
 #define _GNU_SOURCE
 #include "env/env_globals.h"
+#include "env/env_priv.h"
 #include "core/core_settings.h"
 #include "pt2pt/p2p.h"
 #include "util/util_log.h"
@@ -29,11 +30,12 @@
 
 #define NAMES_SHOWN 5
 
+/* A rank's copy of the program or of its libraries (`ampicc -privatize`):
+ * every variable in it is the rank's own. */
 bool env_globals_privatized(const char *object, const char *symbol)
 {
-    (void)object;
     (void)symbol;
-    return false;
+    return env_priv_per_rank_object(object);
 }
 
 static bool runtime_symbol(const char *n)
@@ -164,7 +166,7 @@ static int scan_library(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     const char *path = info->dlpi_name;
-    if (path && path[0] == '/' && !foreign_library(path))
+    if (path && path[0] == '/' && !foreign_library(path) && !env_globals_privatized(path, NULL))
         scan_object(path, arg);
     return 0;
 }
@@ -186,9 +188,18 @@ void env_globals_check(void)
     char more[48] = "";
     if (r.total > r.nshown)
         snprintf(more, sizeof more, " and %ld more", r.total - r.nshown);
-    util_warn("%d MPI ranks run in %d processes, and the ranks of a process share its global and static variables "
-              "(not privatized): a rank that writes one changes it for the others.  Writable ones found in %s%s: "
-              "%s%s.  See README, section \"Global variables\"; AMPI_WARN_GLOBALS=0 silences this warning",
-              core_proc.nranks, core_proc.nprocs, r.first_object, r.nobjects > 1 ? " and its libraries" : "",
-              r.shown, more);
+    if (env_priv_per_rank_object("/proc/self/"))
+        util_warn("%d MPI ranks run in %d processes; the program's own globals are privatized, but the ranks of a "
+                  "process share the global and static variables of the libraries it links that ampicc did not "
+                  "build (not privatized): a rank that writes one changes it for the others.  Writable ones found "
+                  "in %s%s: %s%s.  See README, section \"Global variables\"; AMPI_WARN_GLOBALS=0 silences this warning",
+                  core_proc.nranks, core_proc.nprocs, r.first_object, r.nobjects > 1 ? " and other libraries" : "",
+                  r.shown, more);
+    else
+        util_warn("%d MPI ranks run in %d processes, and the ranks of a process share its global and static "
+                  "variables (not privatized): a rank that writes one changes it for the others.  Writable ones "
+                  "found in %s%s: %s%s.  See README, section \"Global variables\" (ampicc -privatize); "
+                  "AMPI_WARN_GLOBALS=0 silences this warning",
+                  core_proc.nranks, core_proc.nprocs, r.first_object, r.nobjects > 1 ? " and its libraries" : "",
+                  r.shown, more);
 }

@@ -13,8 +13,8 @@
 /* Called by the first MPI_Init of the process. */
 void env_globals_check(void);
 
-/* A variable the library gives each rank its own copy of: skipped by the
- * check.  None yet; privatization answers here. */
+/* A variable the library gives each rank its own copy of (privatization:
+ * every variable of a rank's copy of the program): skipped by the check. */
 bool env_globals_privatized(const char *object, const char *symbol);
 
 /* Calls found(name, arg) for each writable, non-privatized data symbol of

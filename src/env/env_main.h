@@ -21,4 +21,15 @@ void AMPI_Rank_exit(int status);
  * fn, so that handlers run once per process, not once per rank. */
 int AMPI_Atexit_seen(void (*fn)(void));
 
+/* atexit(fn) called by a privatized program's copy (the image that
+ * `ampicc -privatize` links, env_priv.c): when every rank has a copy of its
+ * own and the caller is a rank's own thread, fn is that rank's and runs at
+ * its end, after the handlers it registered later (as exit runs them); 0
+ * then.  Otherwise -1, and the caller treats fn as atexit does above. */
+int AMPI_Rank_atexit(void (*fn)(void));
+
+/* Adds fn to the handlers of the rank whose own thread calls (env_run.c):
+ * 0, or -1 when no rank's own thread calls or memory runs out. */
+int env_rank_atexit_add(void (*fn)(void));
+
 #endif

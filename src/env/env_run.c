@@ -33,6 +33,29 @@ typedef struct rank_start {
     user_main_fn user_main;
 } rank_start_t;
 
+/* atexit handlers of the ranks of a privatized program, by local rank: each
+ * rank runs its own at its end (AMPI_Rank_atexit). */
+typedef struct rank_handlers {
+    void (**fn)(void);
+    int n, cap;
+} rank_handlers_t;
+
+static rank_handlers_t *rank_atexit;
+
+/* The handlers run newest first, on the rank's own thread, while its copy of
+ * the program is still loaded; a handler registering another gets it run
+ * too, as exit does. */
+static void run_rank_handlers(p2p_rank_t *r)
+{
+    if (!rank_atexit)
+        return;
+    rank_handlers_t *h = &rank_atexit[r - p2p_proc.ranks];
+    while (h->n > 0)
+        h->fn[--h->n]();
+    free(h->fn);
+    *h = (rank_handlers_t){ 0 };
+}
+
 /* A rank ends, by returning from main or by exit(status).  Outside MPI
  * (before MPI_Init, after MPI_Finalize) only the rank ends, with that status,
  * and the other ranks of the process go on.  Between MPI_Init and
@@ -41,9 +64,12 @@ typedef struct rank_start {
 static void rank_ends(p2p_rank_t *r, int status, bool by_exit)
 {
     r->core.exit_code = status;
-    if (r->core.finalized)
+    if (r->core.finalized) {
+        run_rank_handlers(r);
         return;
+    }
     if (!r->core.initialized) {
+        run_rank_handlers(r);
         env_rank_leaves(); /* ranks waiting at MPI_Finalize's end wait for this one too */
         return;
     }
@@ -107,6 +133,24 @@ int AMPI_Atexit_seen(void (*fn)(void))
     return 0;
 }
 
+int env_rank_atexit_add(void (*fn)(void))
+{
+    p2p_rank_t *r = rank_on_own_thread();
+    if (!r || !rank_atexit)
+        return -1;
+    rank_handlers_t *h = &rank_atexit[r - p2p_proc.ranks];
+    if (h->n == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 4;
+        void (**grown)(void) = realloc(h->fn, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        h->fn = grown;
+        h->cap = cap;
+    }
+    h->fn[h->n++] = fn;
+    return 0;
+}
+
 static char **copy_argv(int argc, char **argv)
 {
     /* each rank gets its own array (getopt permutes it) and its own strings
@@ -157,7 +201,8 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
     rank_guard_install();
     rank_pe_init(&p2p_proc.pe, p2p_progress, NULL);
     rank_start_t *starts = calloc((size_t)core_proc.nlocal, sizeof *starts);
-    if (!starts)
+    rank_atexit = calloc((size_t)core_proc.nlocal, sizeof *rank_atexit);
+    if (!starts || !rank_atexit)
         util_fatal("out of memory");
     for (int i = 0; i < core_proc.nlocal; i++) {
         p2p_rank_t *r = &p2p_proc.ranks[i];
@@ -187,6 +232,10 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
         comm_state_fini(&r->core.comms);
     }
     free(starts);
+    for (int i = 0; i < core_proc.nlocal; i++)
+        free(rank_atexit[i].fn); /* ranks that ended the job before their end */
+    free(rank_atexit);
+    rank_atexit = NULL;
     env_proc_end();
     free(p2p_proc.ranks);
     free(atexit_seen.fn);

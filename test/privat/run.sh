@@ -4,7 +4,11 @@
 # line and exit 0 in every cell of the matrix (processes x ranks); the same
 # binaries run with AMPI_PRIVATIZE=off (one copy of the program per process)
 # must print FAIL lines and exit non-zero wherever a process has more than one
-# rank -- proof that each program detects shared globals.
+# rank -- proof that each program detects shared globals.  globals_so links
+# shared libraries: two built with `ampicc -shared` (per rank) and one built
+# by plain cc, whose global the globals warning must name, alone, wherever a
+# process has more than one rank.  atexit_rank checks
+# that each rank's atexit handlers run at that rank's end (privatized only).
 #
 #   test/privat/run.sh [program ...]
 #
@@ -13,7 +17,7 @@
 # Output: one PASS/FAIL/SKIP line per case, then a summary line.
 set -u
 
-PROGRAMS='globals_c globals_cxx'
+PROGRAMS='globals_c globals_cxx globals_so atexit_rank'
 CELLS='1x1 1x4 2x8 2x2'    # PxV: privatized, expect OK
 SHARED_CELLS='1x4 2x8'     # AMPI_PRIVATIZE=off, expect FAIL lines
 RUN_TIMEOUT=60
@@ -54,6 +58,22 @@ build() {
     globals_cxx)
         "$cxx" -privatize -O2 -Wall -Wextra -Werror -o "$bindir/globals_cxx" "$here/globals_cxx.cpp" >"$log" 2>&1
         ;;
+    globals_so)
+        # an absolute rpath: a privatized program's copies come from memory,
+        # so $ORIGIN would not name the program's folder for the loader
+        local plain_cc
+        plain_cc=$("$cc" -show -c x.c | sed 's/ -c x\.c$//')
+        "$cc" -shared -fPIC -O2 -Wall -Wextra -Werror -o "$bindir/libglobals_lib2.so" "$here/globals_lib2.c" >"$log" 2>&1 &&
+            "$cc" -shared -fPIC -O2 -Wall -Wextra -Werror -o "$bindir/libglobals_lib.so" "$here/globals_lib.c" \
+                -L"$bindir" -lglobals_lib2 -Wl,-rpath,"$bindir" >>"$log" 2>&1 &&
+            $plain_cc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$bindir/libglobals_plainlib.so" \
+                "$here/globals_plainlib.c" >>"$log" 2>&1 &&
+            "$cc" -privatize -O2 -Wall -Wextra -Werror -o "$bindir/globals_so" "$here/globals_so.c" \
+                -L"$bindir" -lglobals_lib -lglobals_plainlib -Wl,-rpath,"$bindir" >>"$log" 2>&1
+        ;;
+    atexit_rank)
+        "$cc" -privatize -O2 -Wall -Wextra -Werror -o "$bindir/$prog" "$here/$prog.c" >"$log" 2>&1
+        ;;
     esac || {
         fail "privat/$prog build" "failed (log $log): $(tail_of "$log")"
         return 1
@@ -70,12 +90,27 @@ for prog in $progs; do
         if [ -z "$why" ]; then
             if [ "$rc" -ne 0 ]; then
                 why="exit $rc, expected 0"
+            elif grep -q '^FAIL' "$log"; then
+                why=$(grep -m1 '^FAIL' "$log")
+            elif [ "$prog" = atexit_rank ]; then
+                ok=$(grep -c '^atexit_rank: rank [0-9]* handlers OK$' "$log")
+                distinct=$(grep '^atexit_rank: rank [0-9]* handlers OK$' "$log" | sort -u | wc -l)
+                [ "$ok" -eq "$vp" ] && [ "$distinct" -eq "$vp" ] ||
+                    why="$ok handler lines ($distinct ranks), expected one for each of $vp ranks"
             elif ! grep -qx "$prog: OK ($vp ranks)" "$log"; then
                 why="no line \"$prog: OK ($vp ranks)\""
+            elif [ "$prog" = globals_so ] && [ "$vp" -gt "$np" ]; then
+                warned=$(grep 'warning: .*Writable ones' "$log")
+                case $warned in
+                *lib_counter* | *lib2_counter* | *failures*) why="the globals warning names privatized variables: $warned" ;;
+                *plain_shared_counter*) ;;
+                *) why="no globals warning naming plain_shared_counter, the plain library's global" ;;
+                esac
             fi
         fi
         report_case "privat/$prog ${np}x$vp" "$why" "$log"
     done
+    [ "$prog" = atexit_rank ] && continue # handlers, not globals
     for cell in $SHARED_CELLS; do
         np=${cell%x*} vp=${cell#*x}
         log=$logdir/$prog.$cell.shared.log
