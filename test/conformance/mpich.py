@@ -12,6 +12,10 @@ stopped by MPI_ERR_UNSUPPORTED_OPERATION, which fail the same way), and writes a
 report (docs/conformance.md by default) plus results.json in the build
 directory.
 
+--privatize builds every object and program with `ampicc -privatize`
+(each rank its own copy of the program's globals, MTest's included), as
+programs that keep state in globals need under the +vp modes.
+
 Modes (--mode): np     ampirun -np N prog            (N: the testlist's count)
                 vp1    ampirun -np 1 +vp N prog
                 vp2    ampirun -np 2 +vp N prog       (N >= 2; N = 1 runs -np 1)
@@ -186,7 +190,7 @@ def probe_features(args, incdir):
         src = os.path.join(tmp, define + ".c")
         with open(src, "w") as f:
             f.write("#include <mpi.h>\n" + body + "\n")
-        rc, _ = run_cmd([args.ampicc, "-o", os.path.join(tmp, define), src])
+        rc, _ = run_cmd(args.ampicc_cmd + ["-o", os.path.join(tmp, define), src])
         lines.append(("#define %s 1" if rc == 0 else "/* #undef %s */") % define)
     with open(os.path.join(incdir, "mpitestconf_probed.h"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -205,7 +209,7 @@ def build_support(args, testdir):
     objs = []
     for src in MTEST_SOURCES:
         obj = os.path.join(utildir, src[:-2] + ".o")
-        rc, out = run_cmd([args.ampicc] + cflags(args, testdir) + ["-c", "-o", obj,
+        rc, out = run_cmd(args.ampicc_cmd + cflags(args, testdir) + ["-c", "-o", obj,
                                                                    os.path.join(testdir, "util", src)])
         if rc != 0:
             sys.exit("cannot build MTest's %s:\n%s" % (src, out))
@@ -217,7 +221,7 @@ def build_support(args, testdir):
     if rc != 0:
         sys.exit("ar failed:\n" + out)
     runobj = os.path.join(utildir, "run_mpitests.o")
-    rc, out = run_cmd([args.ampicc] + cflags(args, testdir) +
+    rc, out = run_cmd(args.ampicc_cmd + cflags(args, testdir) +
                       ["-c", "-o", runobj, os.path.join(testdir, "util", "run_mpitests.c")])
     if rc != 0:
         sys.exit("cannot build run_mpitests.c:\n" + out)
@@ -258,7 +262,7 @@ def build_program(args, testdir, directory, prog, info, lib, runobj):
         except OSError:
             return False, [], "missing source " + p
     needs_runner = not re.search(r"\bmain\s*\(", text)
-    cmd = [args.ampicc] + cflags(args, testdir) + extra + ["-o", exe] + paths
+    cmd = args.ampicc_cmd + cflags(args, testdir) + extra + ["-o", exe] + paths
     if needs_runner:
         cmd.append(runobj)
     cmd += [lib, "-lm"]
@@ -428,7 +432,7 @@ def write_report(args, entries, built, missing_by, probed, started, wall):
                "vp2x2": "`ampirun -np 2 +vp 2N`"}[args.mode]
     out = []
     w = out.append
-    w("# MPICH test suite conformance (%s)" % args.mode)
+    w("# MPICH test suite conformance (%s%s)" % (args.mode, ", privatized" if args.privatize else ""))
     w("")
     w("Written by `test/conformance/mpich.py` (read it for how entries are built, run and judged).")
     w("")
@@ -439,6 +443,8 @@ def write_report(args, entries, built, missing_by, probed, started, wall):
       "stopped by `MPI_ERR_UNSUPPORTED_OPERATION`)" % (platform.machine(), os.cpu_count() or 0, args.jobs))
     w("- Runs: %s (N: the entry's process count), `--timeout %d` (the testlist's `timeLimit=` where it "
       "gives one), entries asking for more than %g GB (`mem=`) skipped" % (np_desc, args.timeout, args.mem_gb))
+    if args.privatize:
+        w("- Built with `ampicc -privatize` (MTest's library too): every rank has its own globals")
     w("- Probed in mpi.h: %s" % (", ".join(p.split()[1] for p in probed) or "none of " + ", ".join(PROBES)))
     w("")
     w("**%d of %d entries pass (%.1f %%); %d of the %d entries that ran (%.1f %%).**" %
@@ -516,6 +522,8 @@ def main():
     ap.add_argument("--dirs", default=",".join(DEFAULT_DIRS), help="comma list of test/mpi directories")
     ap.add_argument("--only", default="", help="comma list of programs (dir/prog or prog) to build and run")
     ap.add_argument("--mode", default="np", choices=["np", "vp1", "vp2", "vp2x2"])
+    ap.add_argument("--privatize", action="store_true", help="build everything with `ampicc -privatize` "
+                                                             "(every rank gets its own globals)")
     ap.add_argument("--prefix", default=os.path.join(REPO, ".prefix"), help="install holding bin/ampicc")
     ap.add_argument("--build", default=None, help="build directory (default .build/conformance)")
     ap.add_argument("--jobs", "-j", type=int, default=2, help="builds and runs at a time")
@@ -540,9 +548,12 @@ def main():
     args.dirs = [d for d in args.dirs.split(",") if d]
     args.build = os.path.abspath(args.build or os.path.join(REPO, ".build", "conformance"))
     args.ampicc = os.path.join(args.prefix, "bin", "ampicc")
+    args.ampicc_cmd = [args.ampicc] + (["-privatize"] if args.privatize else [])
     args.ampirun = os.path.join(args.prefix, "bin", "ampirun")
     if not args.report:
         name = "conformance.md" if args.mode == "np" else "conformance-%s.md" % args.mode
+        if args.privatize:
+            name = name[:-3] + "-privatized.md"
         args.report = os.path.join(REPO, "docs", name)
     only = set(o for o in args.only.split(",") if o)
     for tool in (args.ampicc, args.ampirun):
