@@ -136,7 +136,10 @@ static int dup_extras(core_comm_state_t *s, core_comm_t *c, core_comm_t *nc)
     int err = comm_attr_copy_all(s, c, nc);
     if (err) {
         comm_attr_delete_all(s, nc);
+        core_comm_t *local = nc->local; /* an intercommunicator's helper goes with it */
         comm_drop_handle(s, nc);
+        if (local)
+            comm_drop_handle(s, local);
     }
     return err;
 }
@@ -158,6 +161,23 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+/* v = max (or min) of v over the members of c -- over both groups of an
+ * intercommunicator: each group reduces over its local communicator, the
+ * leaders swap their results and tell their groups.  On the helper thread
+ * with the collective's tag. */
+static int agree_reduce(p2p_rank_t *r, core_comm_t *c, unsigned *v, const coll_op_t *op, int tag)
+{
+    if (!c->remote)
+        return coll_allreduce(r, c, v, v, 1, MPI_UNSIGNED, op, tag);
+    unsigned theirs = *v;
+    int err = coll_allreduce(r, c->local, v, v, 1, MPI_UNSIGNED, op, tag);
+    if (!err && c->rank == 0)
+        err = coll_sendrecv(r, c, v, sizeof *v, 0, &theirs, sizeof theirs, 0, tag);
+    if (!err && c->rank == 0)
+        coll_op_apply(op, &theirs, v, 1);
+    return err ? err : coll_bcast(r, c->local, v, sizeof *v, 0, tag);
+}
+
 /* The agreement on an idup context (see the top of this file), on the
  * helper thread with the collective's tag. */
 static int nb_ctx_agree(p2p_rank_t *r, core_comm_t *c, uint32_t *ctx, int tag)
@@ -165,20 +185,20 @@ static int nb_ctx_agree(p2p_rank_t *r, core_comm_t *c, uint32_t *ctx, int tag)
     core_comm_state_t *s = comm_state(r);
     coll_op_t max, min;
     coll_op_resolve(MPI_MAX, MPI_UNSIGNED, &max);
-    coll_op_resolve(MPI_MIN, MPI_INT, &min);
+    coll_op_resolve(MPI_MIN, MPI_UNSIGNED, &min);
     for (;;) {
         unsigned cand = s->next_nbctx;
-        int err = coll_allreduce(r, c, &cand, &cand, 1, MPI_UNSIGNED, &max, tag);
+        int err = agree_reduce(r, c, &cand, &max, tag);
         if (err)
             return err;
         err = ctx_check(cand);
         if (err)
             return err;
         /* no thread switch between the test and the move */
-        int all_ok = cand >= s->next_nbctx;
+        unsigned all_ok = cand >= s->next_nbctx;
         if (all_ok)
             s->next_nbctx = cand + 2;
-        err = coll_allreduce(r, c, &all_ok, &all_ok, 1, MPI_INT, &min, tag);
+        err = agree_reduce(r, c, &all_ok, &min, tag);
         if (err)
             return err;
         if (all_ok) {
@@ -188,18 +208,39 @@ static int nb_ctx_agree(p2p_rank_t *r, core_comm_t *c, uint32_t *ctx, int tag)
     }
 }
 
+/* An intercommunicator's copy needs its own local helper first: its
+ * context comes from the local group alone. */
+static int idup_local(p2p_rank_t *r, core_comm_t *c, core_comm_t **local, int tag)
+{
+    uint32_t ctx;
+    int err = nb_ctx_agree(r, c->local, &ctx, tag);
+    if (err)
+        return err;
+    comm_group_retain(c->group);
+    return comm_make(comm_state(r), c->group, ctx, c, local);
+}
+
 /* MPI_Comm_idup's helper: rbuf is the user's MPI_Comm, written when the
  * communicator exists (MPI lets it be used only after completion). */
 static int run_idup(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     core_comm_state_t *s = comm_state(r);
+    core_comm_t *nc = NULL, *local = NULL;
     uint32_t ctx;
-    int err = nb_ctx_agree(r, c, &ctx, tag);
-    core_comm_t *nc = NULL;
+    int err = c->remote ? idup_local(r, c, &local, tag) : MPI_SUCCESS;
+    if (!err)
+        err = nb_ctx_agree(r, c, &ctx, tag);
     if (!err) {
         comm_group_retain(c->group);
         err = comm_make(s, c->group, ctx, c, &nc);
     }
+    if (!err && local) {
+        comm_group_retain(c->remote);
+        comm_make_inter(nc, c->remote, local);
+        local = NULL;
+    }
+    if (local)
+        comm_drop_handle(s, local);
     if (!err)
         err = dup_extras(s, c, nc);
     *(MPI_Comm *)a->rbuf = err ? MPI_COMM_NULL : nc->handle;
@@ -211,9 +252,6 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     COMM_ENTER(r, s, "MPI_Comm_idup");
     COMM_GET(c, s, comm, "MPI_Comm_idup");
-    if (c->remote)
-        return core_error_msg(c, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_idup",
-                              "not supported on an intercommunicator yet");
     if (!newcomm || !request)
         return core_error(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_REQUEST, "MPI_Comm_idup");
     coll_nb_args_t a = { .rbuf = newcomm };

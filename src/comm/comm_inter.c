@@ -19,9 +19,7 @@
  * intercommunicator's collective context. */
 enum { INTER_TAG = 0 };
 
-/* Gives c (just made over the local group) the remote group rg (taken over)
- * and the helper intracommunicator local. */
-static void make_inter(core_comm_t *c, core_group_t *rg, core_comm_t *local)
+void comm_make_inter(core_comm_t *c, core_group_t *rg, core_comm_t *local)
 {
     c->remote = rg;
     c->size = rg->size;
@@ -89,7 +87,7 @@ int comm_inter_dup(p2p_rank_t *r, core_comm_t *c, core_comm_t **out)
         return err;
     }
     comm_group_retain(c->remote);
-    make_inter(*out, c->remote, local);
+    comm_make_inter(*out, c->remote, local);
     return MPI_SUCCESS;
 }
 
@@ -170,7 +168,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         comm_drop_handle(s, local);
         return core_error(lc, err, fn);
     }
-    make_inter(nc, rg, local);
+    comm_make_inter(nc, rg, local);
     *newintercomm = nc->handle;
     return MPI_SUCCESS;
 }
@@ -355,6 +353,6 @@ int comm_inter_split(p2p_rank_t *r, core_comm_t *c, int color, int key, core_com
         *out = NULL;
         return err;
     }
-    make_inter(*out, rg, local);
+    comm_make_inter(*out, rg, local);
     return MPI_SUCCESS;
 }

@@ -98,6 +98,9 @@ int comm_dup_internal(p2p_rank_t *r, core_comm_t *parent, core_comm_t **out);
 int comm_make(core_comm_state_t *s, core_group_t *g, uint32_t ctx, const core_comm_t *parent, core_comm_t **out);
 
 /* ---- intercommunicators (comm_inter.c) ---- */
+/* Gives c (just made over the local group) the remote group rg (taken over)
+ * and the helper intracommunicator local (taken over: it goes with c). */
+void comm_make_inter(core_comm_t *c, core_group_t *rg, core_comm_t *local);
 /* Collective over both groups of c: a new intercommunicator over the same
  * groups (nothing else copied, the error handler excepted). */
 int comm_inter_dup(p2p_rank_t *r, core_comm_t *c, core_comm_t **out);

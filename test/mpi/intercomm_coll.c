@@ -496,6 +496,13 @@ static int check_errors(const ic_t *x)
     errs += cls != MPI_ERR_COMM ? mt_fail(x->world, "Scan: class %d", cls) : 0;
     MPI_Error_class(MPI_Exscan(s, r, CNT, MPI_INT, MPI_SUM, x->ic), &cls);
     errs += cls != MPI_ERR_COMM ? mt_fail(x->world, "Exscan: class %d", cls) : 0;
+    /* reductions over the leaders move contiguous types only */
+    MPI_Datatype strided;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    MPI_Error_class(MPI_Allreduce(s, r, 1, strided, MPI_SUM, x->ic), &cls);
+    errs += cls != MPI_ERR_UNSUPPORTED_OPERATION ? mt_fail(x->world, "Allreduce(vector type): class %d", cls) : 0;
+    MPI_Type_free(&strided);
     MPI_Comm_set_errhandler(x->ic, MPI_ERRORS_ARE_FATAL);
     return errs;
 }
