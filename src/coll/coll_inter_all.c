@@ -100,6 +100,22 @@ int coll_inter_reduce_scatter(p2p_rank_t *r, core_comm_t *c, coll_nb_args_t *a, 
     return err ? err : coll_inter_run(r, c, run_reduce_scatter, a, COLL_TAG_REDSCAT, request);
 }
 
+/* The v-form's blocks of rbuf (remote rank order), copied into `packed`
+ * back to back (pack) or out of it. */
+static void move_blocks(const coll_nb_args_t *a, int n, char *packed, bool pack)
+{
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        size_t bytes = coll_bytes((size_t)a->rcounts[i], a->rdt);
+        void *block = coll_inter_block(a->rbuf, a->rdispls, 0, a->rdt, i);
+        if (pack)
+            coll_copy(packed + at, block, bytes);
+        else
+            coll_copy(block, packed + at, bytes);
+        at += bytes;
+    }
+}
+
 /* Allgather(v): every rank sends its block to the other group's leader,
  * which receives the blocks straight into its layout; then each leader
  * broadcasts its receive buffer in its group (the v-form's blocks packed
@@ -123,13 +139,11 @@ static int run_allgather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a,
     for (int i = 0; i < n; i++)
         total += coll_bytes((size_t)a->rcounts[i], a->rdt);
     char *packed = coll_scratch(total, a->rbuf);
-    for (size_t i = 0, at = 0; c->rank == 0 && i < (size_t)n; at += coll_bytes((size_t)a->rcounts[i], a->rdt), i++)
-        coll_copy(packed + at, coll_inter_block(a->rbuf, a->rdispls, 0, a->rdt, (int)i),
-                  coll_bytes((size_t)a->rcounts[i], a->rdt));
+    if (c->rank == 0)
+        move_blocks(a, n, packed, true);
     coll_keep_err(&err, coll_bcast(r, c->local, packed, total, 0, tag));
-    for (size_t i = 0, at = 0; c->rank != 0 && i < (size_t)n; at += coll_bytes((size_t)a->rcounts[i], a->rdt), i++)
-        coll_copy(coll_inter_block(a->rbuf, a->rdispls, 0, a->rdt, (int)i), packed + at,
-                  coll_bytes((size_t)a->rcounts[i], a->rdt));
+    if (c->rank != 0)
+        move_blocks(a, n, packed, false);
     coll_scratch_free(packed);
     return err;
 }
