@@ -91,6 +91,10 @@ typedef struct rma_member {
     bool local; /* same process */
     bool cma;   /* another process of this node whose host window we read and write ourselves (rma_ops.c) */
     int pid;
+    char *map;                /* its memory mapped here (rma_shm.c), or NULL */
+    pthread_mutex_t *acc_lk;  /* with map: its accumulate lock */
+    void *map_start;          /* what to unmap at MPI_Win_free (NULL: part of shm_map) */
+    size_t map_len;
 } rma_member_t;
 
 typedef struct rma_keyattr {
@@ -114,6 +118,10 @@ typedef struct rma_win {
     void *alloc;          /* allocated by us (Win_allocate), freed with the window */
     void *shm_map;        /* Win_allocate_shared: the node segment */
     size_t shm_len;
+    void *own_map;        /* Win_allocate in shared memory (rma_shm.c): our object, mapped */
+    size_t own_map_len;
+    bool own_shm_named;   /* its name still exists (unlinked once every peer mapped it) */
+    pthread_mutex_t *acc_lk; /* process-shared accumulate lock of our memory, or NULL (then lk) */
     rma_member_t *mem;    /* every member, by window rank */
     struct rma_win **peer; /* same-process members' objects, by window rank (NULL: not local / not yet found) */
     MPI_Errhandler errh;

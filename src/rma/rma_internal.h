@@ -16,4 +16,14 @@ void rma_attrs_delete_all(rma_win_t *w);
 int rma_cma_copy(rma_win_t *w, int t, bool write, void *local, uint64_t remote, const rma_seg_t *segs,
                  uint32_t nseg, size_t len);
 
+/* Window memory shared with the other processes of the node (rma_shm.c). */
+bool rma_shm_wanted(rma_win_t *w);               /* members in other processes of this node? */
+int rma_shm_alloc(rma_win_t *w, size_t size);    /* our memory in a named object: 0, or -1 */
+void rma_shm_map_peer(rma_win_t *w, int i, size_t size); /* map member i's (leaves map NULL on failure) */
+void rma_shm_unlink_own(rma_win_t *w);           /* once every peer mapped it */
+void rma_shm_release(rma_win_t *w);              /* MPI_Win_free: unmap everything */
+void rma_acc_lock_init(pthread_mutex_t *m);      /* process-shared, robust */
+void rma_acc_lock(pthread_mutex_t *m);
+void rma_acc_unlock(pthread_mutex_t *m);
+
 #endif

@@ -146,13 +146,14 @@ static int range_check(rma_win_t *w, const rma_args_t *a, size_t tbytes)
     return end > w->mem[a->target].size ? MPI_ERR_RMA_RANGE : MPI_SUCCESS;
 }
 
-/* Same process: apply at once. */
-static int issue_local(rma_win_t *w, const rma_args_t *a, size_t tbytes)
+/* Target memory this process can load and store (a rank of this process,
+ * or another process's memory mapped here): apply at once.  tbase: the
+ * target's base as mapped here (NULL on dynamic windows: the displacement is
+ * the address); acc_lk: the lock its accumulates apply under. */
+static int issue_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *tbase, pthread_mutex_t *acc_lk,
+                        bool dev)
 {
-    rma_win_t *p = rma_peer(w, a->target);
-    if (!p)
-        return MPI_ERR_INTERN;
-    char *t = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(uintptr_t)a->disp : (char *)p->base + target_off(w, a);
+    char *t = (char *)((uintptr_t)tbase + target_off(w, a));
     uint32_t nseg;
     int64_t first;
     rma_seg_t *segs = a->tcount ? rma_layout(a->tcount, a->tdt, &nseg, &first) : NULL;
@@ -171,24 +172,29 @@ static int issue_local(rma_win_t *w, const rma_args_t *a, size_t tbytes)
     int err = MPI_SUCCESS;
     switch (a->kind) {
     case RMA_PUT:
-        rma_apply_put(t, segs, nseg, src, tbytes, p->dev);
+        rma_apply_put(t, segs, nseg, src, tbytes, dev);
         break;
     case RMA_GET:
+        if (!dev && !segs && is_host_contig(a->rbuf, a->rcount, a->rdt) &&
+            (size_t)a->rcount * dt_size(a->rdt) == tbytes) { /* straight into the result */
+            memcpy((char *)a->rbuf + dt_contig_offset(a->rdt), t, tbytes);
+            break;
+        }
         res = malloc(tbytes ? tbytes : 1);
-        rma_apply_get(t, segs, nseg, res, tbytes, p->dev);
+        rma_apply_get(t, segs, nseg, res, tbytes, dev);
         result_store(a->rbuf, a->rcount, a->rdt, res, tbytes);
         break;
     case RMA_ACC:
-        pthread_mutex_lock(&p->lk);
-        rma_apply_acc(t, segs, nseg, src, tbytes, a->op, rma_basic_of(a->tdt), p->dev);
-        pthread_mutex_unlock(&p->lk);
+        rma_acc_lock(acc_lk);
+        rma_apply_acc(t, segs, nseg, src, tbytes, a->op, rma_basic_of(a->tdt), dev);
+        rma_acc_unlock(acc_lk);
         break;
     case RMA_GACC:
         res = malloc(tbytes ? tbytes : 1);
-        pthread_mutex_lock(&p->lk);
-        rma_apply_get(t, segs, nseg, res, tbytes, p->dev);
-        rma_apply_acc(t, segs, nseg, src, tbytes, a->op, a->tcount ? rma_basic_of(a->tdt) : MPI_BYTE, p->dev);
-        pthread_mutex_unlock(&p->lk);
+        rma_acc_lock(acc_lk);
+        rma_apply_get(t, segs, nseg, res, tbytes, dev);
+        rma_apply_acc(t, segs, nseg, src, tbytes, a->op, a->tcount ? rma_basic_of(a->tdt) : MPI_BYTE, dev);
+        rma_acc_unlock(acc_lk);
         result_store(a->rbuf, a->rcount, a->rdt, res, tbytes);
         break;
     case RMA_CAS: {
@@ -201,9 +207,9 @@ static int issue_local(rma_win_t *w, const rma_args_t *a, size_t tbytes)
         }
         memcpy(buf, a->obuf, sz);
         memcpy(buf + sz, a->cmp, sz);
-        pthread_mutex_lock(&p->lk);
-        rma_apply_cas(t, buf, buf + sz, res, sz, p->dev);
-        pthread_mutex_unlock(&p->lk);
+        rma_acc_lock(acc_lk);
+        rma_apply_cas(t, buf, buf + sz, res, sz, dev);
+        rma_acc_unlock(acc_lk);
         result_store(a->rbuf, 1, a->odt, res, sz);
         break;
     }
@@ -365,8 +371,15 @@ static int issue(const char *fn, MPI_Win win, rma_args_t *a, MPI_Request *reques
         (size_t)a->ocount * dt_size(a->odt) != tbytes)
         err = MPI_ERR_TYPE; /* the origin and target type maps must hold the same data */
     if (err == MPI_SUCCESS) {
-        if (w->mem[a->target].local) {
-            err = issue_local(w, a, tbytes);
+        rma_member_t *m = &w->mem[a->target];
+        rma_win_t *p = m->local ? rma_peer(w, a->target) : NULL;
+        if (m->local) {
+            char *tbase = w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !p ? NULL : p->base;
+            err = p ? issue_direct(w, a, tbytes, tbase, p->acc_lk ? p->acc_lk : &p->lk, p->dev) : MPI_ERR_INTERN;
+            if (q)
+                p2p_req_part_done(q);
+        } else if (m->map) {
+            err = issue_direct(w, a, tbytes, m->map, m->acc_lk, false);
             if (q)
                 p2p_req_part_done(q);
         } else if (w->mem[a->target].cma && (a->kind == RMA_PUT || a->kind == RMA_GET)) {

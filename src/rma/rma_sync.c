@@ -105,6 +105,7 @@ static void wait_acks(rma_win_t *w, int t)
 
 int rma_flush_target(rma_win_t *w, int t, bool local_only)
 {
+    atomic_thread_fence(memory_order_seq_cst); /* stores into mapped memory (rma_shm.c) before what follows */
     if (w->mem[t].local)
         return MPI_SUCCESS;
     wait_local(w, t);
@@ -117,6 +118,7 @@ int rma_flush_target(rma_win_t *w, int t, bool local_only)
 
 static int flush_all(rma_win_t *w, bool local_only)
 {
+    atomic_thread_fence(memory_order_seq_cst);
     wait_local(w, -1);
     if (local_only)
         return MPI_SUCCESS;

@@ -6,6 +6,7 @@
 #include "datatype/dt.h"
 #include "pt2pt/p2p.h"
 #include "rma/rma.h"
+#include "rma/rma_internal.h"
 #include "util/util_log.h"
 
 /* Messages decided under a window's mutex go out after it is released: a
@@ -248,6 +249,20 @@ void rma_target_handle(const rma_hdr_t *h, const void *data, size_t len)
     apply(w, h, data, len);
 }
 
+/* Memory that other processes map is also accumulated into by them, under
+ * its process-shared accumulate lock (rma_shm.c): take it too (inside lk). */
+static void acc_begin(rma_win_t *w)
+{
+    if (w->acc_lk)
+        rma_acc_lock(w->acc_lk);
+}
+
+static void acc_end(rma_win_t *w)
+{
+    if (w->acc_lk)
+        rma_acc_unlock(w->acc_lk);
+}
+
 static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len)
 {
     /* the reduction kernels load whole elements (long double pairs with
@@ -277,7 +292,9 @@ static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len
         rma_target_done(w, h->origin, 1);
         break;
     case RMA_ACC:
+        acc_begin(w);
         rma_apply_acc(tbase, segs, h->nseg, payload, plen, h->op, h->basic, w->dev);
+        acc_end(w);
         rma_target_done(w, h->origin, 1);
         break;
     case RMA_GET: {
@@ -297,8 +314,10 @@ static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len
         void *out = malloc(h->len ? h->len : 1);
         if (!out)
             util_fatal("out of memory");
+        acc_begin(w);
         rma_apply_get(tbase, segs, h->nseg, out, h->len, w->dev);
         rma_apply_acc(tbase, segs, h->nseg, payload, plen, h->op, h->basic, w->dev);
+        acc_end(w);
         answer(h, out, h->len, out);
         break;
     }
@@ -306,7 +325,9 @@ static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len
         void *out = malloc(h->len ? h->len : 1);
         if (!out)
             util_fatal("out of memory");
+        acc_begin(w);
         rma_apply_cas(tbase, payload, payload + h->len, out, h->len, w->dev);
+        acc_end(w);
         answer(h, out, h->len, out);
         break;
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "core/core_settings.h"
 #include "pt2pt/p2p_api.h"
 #include "rma/rma.h"
 #include "rma/rma_internal.h"
@@ -92,9 +93,41 @@ static void registry_remove(rma_win_t *w)
     pthread_mutex_unlock(&rma_proc.reg_lk);
 }
 
+/* Win_allocate_shared: the segment holds every member's part, each after
+ * the previous one's, then every member's accumulate lock (64 bytes each). */
+#define RMA_SHARED_LOCK 64
+
+static size_t shared_parts(const rma_win_t *w, const MPI_Aint *sizes, int upto)
+{
+    size_t off = 0;
+    for (int k = 0; k < upto; k++)
+        off += ((size_t)(sizes ? (uint64_t)sizes[k] : w->mem[k].size) + 63) & ~(size_t)63;
+    return off;
+}
+
+static pthread_mutex_t *shared_lock(const rma_win_t *w, int i)
+{
+    return (pthread_mutex_t *)((char *)w->shm_map + shared_parts(w, NULL, w->size) + (size_t)i * RMA_SHARED_LOCK);
+}
+
+/* The parts of the members in other processes, as this process maps them. */
+static void shared_peers(rma_win_t *w)
+{
+    if (!core_setting_bool(CORE_SET_RMA_SHM))
+        return;
+    size_t off = 0;
+    for (int i = 0; i < w->size; i++) {
+        if (!w->mem[i].local && w->mem[i].size) {
+            w->mem[i].map = (char *)w->shm_map + off;
+            w->mem[i].acc_lk = shared_lock(w, i);
+        }
+        off += ((size_t)w->mem[i].size + 63) & ~(size_t)63;
+    }
+}
+
 /* What each member tells the others at creation (the worker address follows). */
 typedef struct member_card {
-    int32_t world, proc, disp_unit, addr_len, pid, dev;
+    int32_t world, proc, disp_unit, addr_len, pid, dev, shm, pad;
     uint64_t base, size;
 } member_card_t;
 
@@ -189,11 +222,12 @@ static int win_exchange(rma_win_t *w)
     size_t card = (sizeof(member_card_t) + (size_t)max_len + 7) & ~(size_t)7;
     char *mine = xcalloc(1, card), *all = xcalloc((size_t)w->size, card);
     member_card_t mc = { w->world, core_proc.proc, w->disp_unit, my_len, (int32_t)getpid(), w->dev,
-                         (uint64_t)(uintptr_t)w->base, (uint64_t)w->wsize };
+                         w->own_shm_named, 0, (uint64_t)(uintptr_t)w->base, (uint64_t)w->wsize };
     memcpy(mine, &mc, sizeof mc);
     if (alen)
         memcpy(mine + sizeof mc, addr, alen);
     err = PMPI_Allgather(mine, (int)card, MPI_BYTE, all, (int)card, MPI_BYTE, w->comm);
+    bool any_shm = false;
     if (err == MPI_SUCCESS)
         for (int i = 0; i < w->size; i++) {
             member_card_t m;
@@ -202,12 +236,22 @@ static int win_exchange(rma_win_t *w)
             /* dynamic windows may attach device memory later: they keep to messages */
             bool cma = !local && !m.dev && w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
                        p2p_cma_peer(m.proc);
-            w->mem[i] = (rma_member_t){ m.world, m.disp_unit, m.base, m.size, local, cma, m.pid };
+            w->mem[i] = (rma_member_t){ .world = m.world, .disp_unit = m.disp_unit, .base = m.base, .size = m.size,
+                                        .local = local, .cma = cma, .pid = m.pid };
             if (!w->mem[i].local && m.addr_len > 0)
                 rma_net_learn(m.proc, all + (size_t)i * card + sizeof m, (size_t)m.addr_len);
+            any_shm |= m.shm != 0;
+            if (m.shm && !local && ucx_pmix_is_local(m.proc))
+                rma_shm_map_peer(w, i, (size_t)m.size);
         }
     free(mine);
     free(all);
+    if (err == MPI_SUCCESS && w->flavor == MPI_WIN_FLAVOR_SHARED)
+        shared_peers(w);
+    if (err == MPI_SUCCESS && any_shm) { /* every peer has mapped the objects: their names can go */
+        err = PMPI_Barrier(w->comm);
+        rma_shm_unlink_own(w);
+    }
     return err;
 }
 
@@ -249,9 +293,12 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     int err = win_begin(r, comm, MPI_WIN_FLAVOR_ALLOCATE, disp_unit, info, "MPI_Win_allocate", &w);
     if (err != MPI_SUCCESS)
         return err;
-    if (size > 0 && posix_memalign(&w->alloc, 64, (size_t)size) != 0)
-        return core_error(w->c, MPI_ERR_NO_MEM, "MPI_Win_allocate");
-    w->base = w->alloc;
+    /* in shared memory where processes of this node can map it, else private */
+    if (size > 0 && !(rma_shm_wanted(w) && rma_shm_alloc(w, (size_t)size) == 0)) {
+        if (posix_memalign(&w->alloc, 64, (size_t)size) != 0)
+            return core_error(w->c, MPI_ERR_NO_MEM, "MPI_Win_allocate");
+        w->base = w->alloc;
+    }
     w->wsize = size;
     *(void **)baseptr = w->base;
     return win_finish(w, win, "MPI_Win_allocate");
@@ -268,12 +315,9 @@ static int shared_map(rma_win_t *w, MPI_Aint size)
         free(sizes);
         return err;
     }
-    size_t total = 0, mine = 0;
-    for (int i = 0; i < w->size; i++) {
-        if (i == w->rank)
-            mine = total;
-        total += ((size_t)sizes[i] + 63) & ~(size_t)63;
-    }
+    size_t mine = shared_parts(w, sizes, w->rank);
+    size_t total = shared_parts(w, sizes, w->size) + (size_t)w->size * RMA_SHARED_LOCK;
+    size_t locks = total - (size_t)w->size * RMA_SHARED_LOCK;
     free(sizes);
     char name[128];
     snprintf(name, sizeof name, "/ampi-win-%s-%u-%d", ucx_pmix_nspace(), w->ctx, core_comm_world_rank(w->c, 0));
@@ -284,7 +328,15 @@ static int shared_map(rma_win_t *w, MPI_Aint size)
     if (w->rank == 0) {
         shm_unlink(name);
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        ok = fd >= 0 && ftruncate(fd, (off_t)(total ? total : 64)) == 0;
+        ok = fd >= 0 && ftruncate(fd, (off_t)total) == 0;
+        if (ok) { /* the locks exist before anyone else maps the segment */
+            char *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            ok = m != MAP_FAILED;
+            for (int i = 0; ok && i < w->size; i++)
+                rma_acc_lock_init((pthread_mutex_t *)(m + locks + (size_t)i * RMA_SHARED_LOCK));
+            if (ok)
+                munmap(m, total);
+        }
     }
     err = PMPI_Bcast(&ok, 1, MPI_INT, 0, w->comm);
     if (err != MPI_SUCCESS || !ok) {
@@ -296,7 +348,7 @@ static int shared_map(rma_win_t *w, MPI_Aint size)
     }
     if (w->rank != 0)
         fd = shm_open(name, O_RDWR, 0600);
-    void *map = fd >= 0 ? mmap(NULL, total ? total : 64, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    void *map = fd >= 0 ? mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     if (fd >= 0)
         close(fd);
     int mapped = map != MAP_FAILED, all_mapped = 0;
@@ -305,11 +357,12 @@ static int shared_map(rma_win_t *w, MPI_Aint size)
         shm_unlink(name);
     if (err != MPI_SUCCESS || !all_mapped) {
         if (mapped)
-            munmap(map, total ? total : 64);
+            munmap(map, total);
         return err != MPI_SUCCESS ? err : rma_win_error(w, MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared");
     }
     w->shm_map = map;
-    w->shm_len = total ? total : 64;
+    w->shm_len = total;
+    w->acc_lk = (pthread_mutex_t *)((char *)map + locks + (size_t)w->rank * RMA_SHARED_LOCK);
     w->base = size ? (char *)map + mine : NULL;
     w->wsize = size;
     return MPI_SUCCESS;
@@ -362,15 +415,19 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
         return rma_win_error(w, MPI_ERR_RANK, "MPI_Win_shared_query");
     if (w->flavor != MPI_WIN_FLAVOR_SHARED) {
         /* MPI 4.1: other flavors tell the memory this rank can load and store
-         * directly: that of the ranks of its own process, nobody else's */
+         * directly: that of the ranks of its own process, and the shared
+         * memory of the node's other processes (rma_shm.c) */
         int i = rank;
         if (rank == MPI_PROC_NULL)
-            for (i = 0; i < w->size && !(w->mem[i].local && w->mem[i].size); i++)
+            for (i = 0; i < w->size && !((w->mem[i].local || w->mem[i].map) && w->mem[i].size); i++)
                 ;
-        bool direct = i < w->size && w->mem[i].local && w->flavor != MPI_WIN_FLAVOR_DYNAMIC;
+        bool direct = i < w->size && (w->mem[i].local || w->mem[i].map) && w->flavor != MPI_WIN_FLAVOR_DYNAMIC;
         *size = direct ? (MPI_Aint)w->mem[i].size : 0;
         *disp_unit = i < w->size ? w->mem[i].disp_unit : 1;
-        *(void **)baseptr = direct && w->mem[i].size ? (void *)(uintptr_t)w->mem[i].base : NULL;
+        void *b = NULL;
+        if (direct && w->mem[i].size)
+            b = w->mem[i].map ? (void *)w->mem[i].map : (void *)(uintptr_t)w->mem[i].base;
+        *(void **)baseptr = b;
         return MPI_SUCCESS;
     }
     int i = rank;
@@ -438,6 +495,7 @@ int PMPI_Win_free(MPI_Win *win)
     registry_remove(w);
     handles[w->handle - 1] = NULL;
     free(w->alloc);
+    rma_shm_release(w);
     if (w->shm_map)
         munmap(w->shm_map, w->shm_len);
     if (w->info != MPI_INFO_NULL)

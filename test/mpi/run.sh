@@ -75,6 +75,7 @@ rma_basic         all                    0        -
 rma_acc           all                    0        -
 rma_passive       all                    0        -
 rma_early         all                    0        -
+rma_shm           all,6x6                0        -
 attr_type         1x1,1x4,2x4,4x16       0        -
 comm_create_group 1x4,2x4,1x8,2x8,4x8,6x6,4x16 0      -
 coll_persist      all                    0        -
@@ -107,6 +108,10 @@ FOREIGN_PROGS='ring pt2pt_basic'
 # envelope takes UCX instead of the shared-memory rings.
 ROUTE_SETTINGS='AMPI_CMA=0 AMPI_SHM=0'
 ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent persist_wild rma_basic rma_passive rma_early'
+# One-sided windows that the node's other processes would map (rma_shm.c)
+# without the mappings: puts and gets by CMA, accumulates as messages.
+RMA_ROUTE_SETTINGS='AMPI_RMA_SHM=0'
+RMA_ROUTE_PROGS='rma_shm rma_acc rma_basic'
 ROUTE_CELLS='2x4 4x4'
 
 RUN_TIMEOUT=60   # ampirun --timeout
@@ -257,9 +262,10 @@ for prog in $built; do
 done
 
 # ---- route switches ----------------------------------------------------------
-if [ "$mode" = ampi ]; then
-    for setting in $ROUTE_SETTINGS; do
-        for prog in $ROUTE_PROGS; do
+route_runs() { # SETTINGS PROGS
+    local setting prog cell p v
+    for setting in $1; do
+        for prog in $2; do
             case " $built " in *" $prog "*) ;; *) continue ;; esac
             for cell in $ROUTE_CELLS; do
                 p=${cell%x*} v=${cell#*x}
@@ -268,6 +274,10 @@ if [ "$mode" = ampi ]; then
             done
         done
     done
+}
+if [ "$mode" = ampi ]; then
+    route_runs "$ROUTE_SETTINGS" "$ROUTE_PROGS"
+    route_runs "$RMA_ROUTE_SETTINGS" "$RMA_ROUTE_PROGS"
 fi
 
 # ---- other launchers -------------------------------------------------------
