@@ -11,7 +11,9 @@
 #   --rounds N   interleaved rounds (default BENCH_ROUNDS or 5)
 #   --areas L    any of host-p2p host-coll device-p2p device-coll jacobi vp
 #                (default: all; the device ones need 2 GPUs and are left out,
-#                with a note, without them)
+#                with a note, without them), and rma-host rma-device (never by
+#                default): the nine one-sided programs of the unmodified OSU
+#                7.4 release in OSU74_DIR, H H and -d cuda D D
 #   --cpu        no GPU areas even where GPUs are (Jacobi3D runs -cpu)
 #   --quick      tiny sizes and iteration counts: a test of the runner, its
 #                figures mean nothing
@@ -22,7 +24,9 @@
 #   would end after this many seconds of the script; the rounds run are in
 #   meta.txt), BENCH_RUN_TIMEOUT (seconds per run, default 120), BENCH_COMMIT
 #   (the commit to report where the tree has no .git), BENCH_JACOBI_MODES
-#   (Jacobi3D modes with GPUs, default "D").
+#   (Jacobi3D modes with GPUs, default "D"), OSU74_DIR (an OSU 7.4 source
+#   tree, never committed: the rma areas build it with ampicc and mpicc),
+#   OMPI_MPICXX (mpicxx).
 # Exit status: 1 when a build or any run failed (runs.csv has each status).
 # Commands are kept as strings (to log them verbatim) and split on purpose
 # when run; no path or argument here contains blanks.
@@ -59,9 +63,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 ngpu=0
 if [ $cpu = 0 ]; then ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); fi
 all_areas="host-p2p host-coll device-p2p device-coll jacobi vp"
+extra_areas="rma-host rma-device" # only when asked for: they need OSU74_DIR
 [ -n "$areas" ] || areas=$all_areas
 for a in $areas; do
-    case " $all_areas " in *" $a "*) ;; *) echo "bench: unknown area $a (known: $all_areas)" >&2; exit 2 ;; esac
+    case " $all_areas $extra_areas " in *" $a "*) ;; *) echo "bench: unknown area $a (known: $all_areas)" >&2; exit 2 ;; esac
 done
 has_area() { case " $areas " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -75,7 +80,7 @@ status=0
 note() { echo "bench: $*"; echo "$*" >>"$notes"; }
 
 if [ "$ngpu" -lt 2 ]; then
-    for a in device-p2p device-coll; do
+    for a in device-p2p device-coll rma-device; do
         has_area $a && note "$a left out: $ngpu GPU(s) in use here (needs 2)"
         areas=$(echo " $areas " | sed "s/ $a / /")
     done
@@ -105,6 +110,31 @@ build_osu() { # side compiler
 }
 build_osu ours "$AMPI_PREFIX/bin/ampicc" || status=1
 build_osu ompi "$OMPI_MPICC" || status=1
+
+# The unmodified OSU 7.4 release (rma areas): configured and built once per
+# side in a copy of OSU74_DIR, with CUDA where GPUs are.
+rma_progs="osu_put_latency osu_get_latency osu_put_bw osu_get_bw osu_put_bibw osu_acc_latency osu_get_acc_latency
+    osu_fop_latency osu_cas_latency"
+build_osu74() { # side C-compiler C++-compiler
+    local dir=$out/build-$1/osu74 log=$out/logs/build-osu74-$1.log cuda=""
+    [ "$ngpu" -ge 1 ] && cuda="--enable-cuda=basic --with-cuda=$CUDA_HOME"
+    mkdir -p "$dir" && cp -a "$OSU74_DIR/." "$dir/" || return 1 # -a: timestamps, or make reruns autotools
+    if ! (cd "$dir" && ./configure CC="$2" CXX="$3" $cuda && make -j"$(nproc)") >"$log" 2>&1; then
+        note "build of OSU 7.4 with $2 failed: $(tail -3 "$log" | tr '\n' ' ')"
+        return 1
+    fi
+    for prog in $rma_progs; do ln -sf "$dir/c/mpi/one-sided/$prog" "$out/build-$1/$prog"; done
+}
+if has_area rma-host || has_area rma-device; then
+    if [ -z "${OSU74_DIR:-}" ] || [ ! -x "${OSU74_DIR:-}/configure" ]; then
+        note "rma areas left out: OSU74_DIR (an OSU 7.4 source tree) is not set"
+        areas=$(echo " $areas " | sed 's/ rma-host / /; s/ rma-device / /')
+        status=1
+    else
+        build_osu74 ours "$AMPI_PREFIX/bin/ampicc" "$AMPI_PREFIX/bin/ampicxx" || status=1
+        build_osu74 ompi "$OMPI_MPICC" "${OMPI_MPICXX:-mpicxx}" || status=1
+    fi
+fi
 
 nccl_bin=""
 if has_area device-coll; then
@@ -168,6 +198,7 @@ ompi() { # pml np prog args (prog: under build-ompi unless absolute)
     [ "$2" -gt "$(nproc)" ] && bind="--oversubscribe --bind-to none"
     case $1 in
     ucx) echo "env $ucx_env $OMPI_MPIRUN -np $2 $bind --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE $prog ${*:4}" ;;
+    ucx-osc) echo "env $ucx_env $OMPI_MPIRUN -np $2 $bind --mca pml ucx --mca osc ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE $prog ${*:4}" ;;
     ob1) echo "$OMPI_MPIRUN -np $2 $bind --mca pml ob1 --mca btl self,vader $prog ${*:4}" ;;
     esac
 }
@@ -212,6 +243,25 @@ if has_area device-coll; then
     note "device-coll: Open MPI 4.1.6's osu_allreduce -d cuda ends in a segmentation fault (it reduces device memory on the host), so NCCL's own all-reduce is the reference"
     [ -n "$nccl_bin" ] && add device-coll osu_allreduce D-D nccl us \
         "$(ompi ucx 2 nccl_allreduce -c ${big:--m 8:134217728})"
+fi
+# One-sided: OSU 7.4's defaults (window flavor and synchronization per
+# program, sizes, iterations).  Open MPI runs its UCX one-sided component
+# (--mca osc ucx over pml ucx) and, on host buffers, its default path too.
+rma_unit() { case $1 in *_bw | *_bibw) echo MB/s ;; *) echo us ;; esac; }
+if has_area rma-host; then
+    for b in $rma_progs; do
+        args="${p2p_args} H H"
+        add rma-host "$b" H-H ours "$(rma_unit "$b")" "$(ours 2 "$b" $args)"
+        add rma-host "$b" H-H ompi-ucx "$(rma_unit "$b")" "$(ompi ucx-osc 2 "$b" $args)"
+        add rma-host "$b" H-H ompi-ob1 "$(rma_unit "$b")" "$(ompi ob1 2 "$b" $args)"
+    done
+fi
+if has_area rma-device; then
+    for b in $rma_progs; do
+        args="${p2p_args} -d cuda D D" # OSU 7.4's parser wants -d cuda [D D] last
+        add rma-device "$b" D-D ours "$(rma_unit "$b")" "$(ours 2 "$b" $args)"
+        add rma-device "$b" D-D ompi-ucx "$(rma_unit "$b")" "$(ompi ucx-osc 2 "$b" $args)"
+    done
 fi
 if has_area jacobi; then
     # 2 processes (one GPU each), 192^3 cells per GPU, ODF 1 and 2 ranks per
@@ -288,6 +338,7 @@ declare -A warmed=()
 for s in "${series[@]}"; do
     IFS='|' read -r area _ _ side _ <<<"$s"
     kind=$side-${area%%-*}
+    [[ $area == rma-* ]] && kind=$side-$area # host and device buffers: one warm-up each
     [ -n "${warmed[$kind]:-}" ] && continue
     warmed[$kind]=1
     run_one 0 "$s"

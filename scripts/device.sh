@@ -64,6 +64,16 @@
 #   sweep-hh          ~40 s  osu_latency + osu_bw H-H up to 4 MiB, the same
 #                            way, under SWEEP_HH_VARIANTS (default: as built,
 #                            AMPI_SHM=0, ampirun --bind-to=none) and Open MPI
+#   osu74-rma        ~480 s  unmodified OSU 7.4 (OSU74_DIR, default .osu74: its sources,
+#                            carried, never committed) built with ampicc and Open MPI's
+#                            mpicc --enable-cuda=basic: the nine one-sided programs
+#                            (put/get latency and bandwidth, put_bibw, acc, get_acc,
+#                            fop, cas latency) with -d cuda D D and H H, ours beside
+#                            Open MPI (--mca pml ucx --mca osc ucx; on host buffers also
+#                            pml ob1), OSU's defaults, interleaved rounds after a
+#                            warm-up until the budget is spent (scripts/bench.sh
+#                            --areas "rma-device rma-host"); $OUT/osu74-rma/tables.md
+#                            (also $OUT/osu74-rma-tables.md), runs.csv (every exit status)
 #   osu74-exit        ~90 s  unmodified OSU 7.4 (OSU74_DIR: its sources, carried) built with
 #                            ampicc --enable-cuda=basic: exit status of every pt2pt and
 #                            blocking collective program with -d cuda (all must be 0)
@@ -123,7 +133,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [host-test]=200 [osu74-exit]=90 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
+    [sweep-hh]=40 [host-test]=200 [osu74-exit]=90 [osu74-rma]=480 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -263,6 +273,21 @@ current_action() {
     copy_results "$dir" current
     # the tables also outside results.tgz, so that they come back at once
     [ -n "$out" ] && [ -f "$dir/tables.md" ] && cp -f "$dir/tables.md" "$out/current-tables.md"
+    return "$status"
+}
+
+# osu74_rma_action: the one-sided tables (scripts/bench.sh's rma areas)
+# within what is left of the budget (30 s kept for the tables and archive).
+osu74_rma_action() {
+    local dir=$work/osu74-rma status src=${OSU74_DIR:-$PWD/.osu74}
+    need_prefix || return 1
+    echo "== osu74-rma: OSU74_DIR=$src BENCH_BUDGET_S=$(($(left) - 30)) scripts/bench.sh --out $dir --areas \"rma-device rma-host\" ${bench_args[*]}"
+    [ "$dry" = 1 ] && return 0
+    OSU74_DIR=$src BENCH_BUDGET_S=$(($(left) - 30)) AMPI_PREFIX=$prefix bash scripts/bench.sh --out "$dir" \
+        --areas "rma-device rma-host" "${bench_args[@]}"
+    status=$?
+    copy_results "$dir" osu74-rma
+    [ -n "$out" ] && [ -f "$dir/tables.md" ] && cp -f "$dir/tables.md" "$out/osu74-rma-tables.md"
     return "$status"
 }
 
@@ -409,7 +434,7 @@ osu74_exit_action() {
         return 1
     fi
     [ "$dry" = 1 ] && { echo "== osu74-exit: build $src with $prefix/bin/ampicc, run with -d cuda"; return 0; }
-    rm -rf "$dir" && mkdir -p "$dir" && cp -r "$src/." "$dir/" || return 1
+    rm -rf "$dir" && mkdir -p "$dir" && cp -a "$src/." "$dir/" || return 1
     local res=${out:-$work}/osu74-exit
     mkdir -p "$res"
     if ! (cd "$dir" && ./configure CC="$prefix/bin/ampicc" CXX="$prefix/bin/ampicxx" --enable-cuda=basic \
@@ -466,6 +491,7 @@ run_action() {
     current) current_action ;;
     gpu-test) gpu_test_action ;;
     osu74-exit) osu74_exit_action ;;
+    osu74-rma) osu74_rma_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" ;;
@@ -554,9 +580,9 @@ if [ -n "$out" ]; then
     # console.log grows in this folder -- and the archive is still whole.)
     (cd "$out" || exit
         tar czf results.tgz --warning=no-file-changed --exclude=results.tgz --exclude=console.log \
-            --exclude=summary.md --exclude=current-tables.md .
+            --exclude=summary.md --exclude=current-tables.md --exclude=osu74-rma-tables.md .
         [ $? -le 1 ] && find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name console.log \
-            ! -name summary.md ! -name current-tables.md -exec rm -rf {} +)
+            ! -name summary.md ! -name current-tables.md ! -name osu74-rma-tables.md -exec rm -rf {} +)
 fi
 echo "device: ${actions[*]} finished with status $status"
 exit $status

@@ -95,7 +95,11 @@ typedef struct rma_member {
     pthread_mutex_t *acc_lk;  /* with map: its accumulate lock */
     void *map_start;          /* what to unmap at MPI_Win_free (NULL: part of shm_map) */
     size_t map_len;
+    char *ipc;                /* its device window mapped here by CUDA IPC (puts and gets copy), or NULL */
+    void *ipc_token;          /* for gpu_ipc_release at MPI_Win_free */
 } rma_member_t;
+
+typedef struct rma_cma_batch rma_cma_batch_t;
 
 typedef struct rma_keyattr {
     int keyval;
@@ -158,6 +162,8 @@ typedef struct rma_win {
     int naccess;
     int *expose;          /* PSCW: origins of the exposure epoch */
     int nexpose;
+    struct rma_cma_batch **cma_batch; /* small CMA puts/gets not yet done, by target (rma_cma.c) */
+    int cma_pending;      /* targets with a batch waiting */
     MPI_Request *complete_reqs; /* Win_test: the pending COMPLETE receives */
     uint64_t *complete_counts;
     struct rma_win *next; /* in the process registry */

@@ -16,6 +16,13 @@ void rma_attrs_delete_all(rma_win_t *w);
 int rma_cma_copy(rma_win_t *w, int t, bool write, void *local, uint64_t remote, const rma_seg_t *segs,
                  uint32_t nseg, size_t len);
 
+/* Small contiguous puts and gets by CMA wait in a batch per target until a
+ * synchronization completes them (rma_cma.c); MPI_SUCCESS or an error class. */
+bool rma_cma_batchable(size_t len);
+int rma_cma_defer(rma_win_t *w, int t, bool write, void *local, uint64_t remote, size_t len);
+int rma_cma_drain(rma_win_t *w, int t); /* t < 0: every target */
+void rma_cma_free(rma_win_t *w);
+
 /* Window memory shared with the other processes of the node (rma_shm.c). */
 bool rma_shm_wanted(rma_win_t *w);               /* members in other processes of this node? */
 int rma_shm_alloc(rma_win_t *w, size_t size);    /* our memory in a named object: 0, or -1 */

@@ -162,7 +162,10 @@ static int issue_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *
     t += first;
     void *tmp = NULL, *res = NULL;
     const void *src = NULL;
-    if (a->kind != RMA_GET && a->ocount && !(a->kind == RMA_GACC && a->op == MPI_NO_OP)) {
+    if (dev && a->kind == RMA_PUT && dt_is_contig(a->odt)) {
+        /* a device target: the copy engine takes host and device origins alike */
+        src = (const char *)a->obuf + dt_contig_offset(a->odt);
+    } else if (a->kind != RMA_GET && a->ocount && !(a->kind == RMA_GACC && a->op == MPI_NO_OP)) {
         src = origin_bytes(a->obuf, a->ocount, a->odt, &tmp);
         if (!src) {
             free(segs);
@@ -175,9 +178,12 @@ static int issue_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *
         rma_apply_put(t, segs, nseg, src, tbytes, dev);
         break;
     case RMA_GET:
-        if (!dev && !segs && is_host_contig(a->rbuf, a->rcount, a->rdt) &&
-            (size_t)a->rcount * dt_size(a->rdt) == tbytes) { /* straight into the result */
-            memcpy((char *)a->rbuf + dt_contig_offset(a->rdt), t, tbytes);
+        if (!segs && dt_is_contig(a->rdt) && (size_t)a->rcount * dt_size(a->rdt) == tbytes) {
+            char *dst = (char *)a->rbuf + dt_contig_offset(a->rdt); /* straight into the result */
+            if (dev || p2p_is_device(dst, tbytes))
+                p2p_copy_sync(dst, t, tbytes);
+            else
+                memcpy(dst, t, tbytes);
             break;
         }
         res = malloc(tbytes ? tbytes : 1);
@@ -220,9 +226,19 @@ static int issue_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *
     return err;
 }
 
-/* Another process of the node, host window: copy it ourselves (rma_cma.c). */
-static int issue_cma(rma_win_t *w, const rma_args_t *a, size_t tbytes)
+/* Another process of the node, host window: copy it ourselves (rma_cma.c);
+ * small contiguous ones without a request wait for the next synchronization. */
+static int issue_cma(rma_win_t *w, const rma_args_t *a, size_t tbytes, bool has_req)
 {
+    uint64_t at = w->mem[a->target].base + target_off(w, a);
+    if (!has_req && rma_cma_batchable(tbytes) && dt_is_contig(a->tdt)) {
+        at += (uint64_t)dt_contig_offset(a->tdt);
+        if (a->kind == RMA_PUT && is_host_contig(a->obuf, a->ocount, a->odt))
+            return rma_cma_defer(w, a->target, true, (char *)a->obuf + dt_contig_offset(a->odt), at, tbytes);
+        if (a->kind == RMA_GET && is_host_contig(a->rbuf, a->rcount, a->rdt) &&
+            (size_t)a->rcount * dt_size(a->rdt) == tbytes)
+            return rma_cma_defer(w, a->target, false, (char *)a->rbuf + dt_contig_offset(a->rdt), at, tbytes);
+    }
     uint32_t nseg = 0;
     int64_t first = 0;
     rma_seg_t *segs = a->tcount ? rma_layout(a->tcount, a->tdt, &nseg, &first) : NULL;
@@ -382,8 +398,12 @@ static int issue(const char *fn, MPI_Win win, rma_args_t *a, MPI_Request *reques
             err = issue_direct(w, a, tbytes, m->map, m->acc_lk, false);
             if (q)
                 p2p_req_part_done(q);
+        } else if (m->ipc && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
+            err = issue_direct(w, a, tbytes, m->ipc, NULL, true);
+            if (q)
+                p2p_req_part_done(q);
         } else if (w->mem[a->target].cma && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
-            err = issue_cma(w, a, tbytes);
+            err = issue_cma(w, a, tbytes, q != NULL);
             if (q)
                 p2p_req_part_done(q);
         } else {

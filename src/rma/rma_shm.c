@@ -78,7 +78,9 @@ int rma_shm_alloc(rma_win_t *w, size_t size)
         return -1;
     size_t len = RMA_SHM_HEAD + size;
     void *map = MAP_FAILED;
-    if (ftruncate(fd, (off_t)len) == 0)
+    /* the pages are reserved now: a full /dev/shm fails here (private memory
+     * instead), not with SIGBUS at the first store */
+    if (ftruncate(fd, (off_t)len) == 0 && posix_fallocate(fd, 0, (off_t)len) == 0)
         map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (map == MAP_FAILED) {

@@ -83,6 +83,9 @@ static uint64_t done_total(rma_win_t *w)
 /* Local completion of everything sent to t (answers of fetches included). */
 static void wait_local(rma_win_t *w, int t)
 {
+    int err = rma_cma_drain(w, t);
+    if (err != MPI_SUCCESS)
+        rma_win_error(w, err, "MPI_Win_flush (a put or get by cross-memory attach)");
     while ((t < 0 ? w->nfetching : w->fetching[t]) > 0 || atomic_load(&w->sending) > 0)
         rma_wait_poll();
 }

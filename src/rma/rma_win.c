@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "core/core_settings.h"
+#include "gpu/gpu_ipc.h"
 #include "pt2pt/p2p_api.h"
 #include "rma/rma.h"
 #include "rma/rma_internal.h"
@@ -127,9 +128,30 @@ static void shared_peers(rma_win_t *w)
 
 /* What each member tells the others at creation (the worker address follows). */
 typedef struct member_card {
-    int32_t world, proc, disp_unit, addr_len, pid, dev, shm, pad;
+    int32_t world, proc, disp_unit, addr_len, pid, dev, shm, ipc_ok;
     uint64_t base, size;
+    gpu_ipc_desc_t ipc; /* device windows: for the node's other processes to map */
 } member_card_t;
+
+/* Device windows between processes of one node: every member exports its
+ * window (CUDA IPC, the handle cached by the GPU layer) and the others map
+ * it, so that their puts and gets are copies by the copy engine with no
+ * action of the target.  Accumulates keep to messages (their atomicity
+ * needs the target's mutex); where a mapping fails, puts and gets do too. */
+static bool ipc_export(const rma_win_t *w, gpu_ipc_desc_t *d)
+{
+    return w->dev && w->wsize > 0 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && p2p_proc.gpu_ipc &&
+           gpu_ipc_export(w->base, (size_t)w->wsize, d);
+}
+
+static void ipc_import(rma_win_t *w, int i, const member_card_t *m)
+{
+    if (!m->ipc_ok || !p2p_proc.gpu_ipc || w->mem[i].local || !ucx_pmix_is_local(m->proc))
+        return;
+    w->mem[i].ipc = gpu_ipc_import(m->proc, &m->ipc, &w->mem[i].ipc_token);
+    if (!w->mem[i].ipc)
+        util_debug("window %u: rank %d's device memory cannot be mapped: messages instead", w->ctx, i);
+}
 
 static void *xcalloc(size_t n, size_t sz)
 {
@@ -155,6 +177,7 @@ static void win_free_object(rma_win_t *w)
     free(w->access);
     free(w->expose);
     free(w->attrs);
+    rma_cma_free(w);
     pthread_mutex_destroy(&w->lk);
     free(w);
 }
@@ -221,8 +244,10 @@ static int win_exchange(rma_win_t *w)
         return err;
     size_t card = (sizeof(member_card_t) + (size_t)max_len + 7) & ~(size_t)7;
     char *mine = xcalloc(1, card), *all = xcalloc((size_t)w->size, card);
-    member_card_t mc = { w->world, core_proc.proc, w->disp_unit, my_len, (int32_t)getpid(), w->dev,
-                         w->own_shm_named, 0, (uint64_t)(uintptr_t)w->base, (uint64_t)w->wsize };
+    member_card_t mc = { .world = w->world, .proc = core_proc.proc, .disp_unit = w->disp_unit, .addr_len = my_len,
+                         .pid = (int32_t)getpid(), .dev = w->dev, .shm = w->own_shm_named,
+                         .base = (uint64_t)(uintptr_t)w->base, .size = (uint64_t)w->wsize };
+    mc.ipc_ok = ipc_export(w, &mc.ipc);
     memcpy(mine, &mc, sizeof mc);
     if (alen)
         memcpy(mine + sizeof mc, addr, alen);
@@ -240,6 +265,7 @@ static int win_exchange(rma_win_t *w)
                                         .local = local, .cma = cma, .pid = m.pid };
             if (!w->mem[i].local && m.addr_len > 0)
                 rma_net_learn(m.proc, all + (size_t)i * card + sizeof m, (size_t)m.addr_len);
+            ipc_import(w, i, &m);
             any_shm |= m.shm != 0;
             if (m.shm && !local && ucx_pmix_is_local(m.proc))
                 rma_shm_map_peer(w, i, (size_t)m.size);
@@ -328,7 +354,7 @@ static int shared_map(rma_win_t *w, MPI_Aint size)
     if (w->rank == 0) {
         shm_unlink(name);
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        ok = fd >= 0 && ftruncate(fd, (off_t)total) == 0;
+        ok = fd >= 0 && ftruncate(fd, (off_t)total) == 0 && posix_fallocate(fd, 0, (off_t)total) == 0;
         if (ok) { /* the locks exist before anyone else maps the segment */
             char *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
             ok = m != MAP_FAILED;
@@ -485,6 +511,9 @@ int PMPI_Win_free(MPI_Win *win)
     RMA_WIN(w, *win, "MPI_Win_free");
     if (w->access || w->expose || w->nlocks || w->lock_all)
         return rma_win_error(w, MPI_ERR_RMA_SYNC, "MPI_Win_free");
+    int derr = rma_cma_drain(w, -1);
+    if (derr != MPI_SUCCESS)
+        return rma_win_error(w, derr, "MPI_Win_free");
     while (w->nfetching || atomic_load(&w->sending))
         rma_wait_poll();
     /* nobody frees while a member may still target it */
@@ -496,6 +525,9 @@ int PMPI_Win_free(MPI_Win *win)
     handles[w->handle - 1] = NULL;
     free(w->alloc);
     rma_shm_release(w);
+    for (int i = 0; i < w->size; i++)
+        if (w->mem[i].ipc_token)
+            gpu_ipc_release(w->mem[i].ipc_token);
     if (w->shm_map)
         munmap(w->shm_map, w->shm_len);
     if (w->info != MPI_INFO_NULL)

@@ -5,6 +5,9 @@
  * under lock/unlock:
  *   - puts host and device origin buffers into its right neighbour's window,
  *   - gets its left neighbour's window into host and device buffers,
+ *   - many small puts and gets, vector target types, Rput/Rget (lock_all,
+ *     flush): between processes of one node by the CUDA IPC mapping of the
+ *     target's window, else by driver copies at the target,
  *   - accumulates (SUM) into rank 0's window, fetch_and_op on a counter.
  * Data is checked through cudaMemcpy on every rank.  Run by test/gpu/run.sh
  * (skipped with the reason where there is no GPU). */
@@ -62,6 +65,61 @@ int main(int argc, char **argv)
         errs += check(rank, hgot, (left + size - 1) % size, src_dev ? "lock get into device" : "lock get into host");
         MPI_Win_fence(0, win);
     }
+
+    /* many small puts from a device buffer and a vector-typed Rput under
+     * lock_all/flush, then Rget into device memory and a vector-typed Get:
+     * between processes of one node these take the CUDA IPC mapping of the
+     * target's window (AMPI_GPU_IPC=0: the driver copies at the target) */
+    enum { SMALL = 64, PIECE = 4 };
+    MPI_Datatype vec; /* N/8 ints, every other one */
+    MPI_Type_vector(N / 8, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    GT_CUDA(cudaMemset(win_mem, 0, bytes));
+    gt_sync();
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Request rq;
+    MPI_Win_lock_all(0, win);
+    for (int k = 0; k < SMALL; k++)
+        MPI_Put(dsrc + PIECE * k, PIECE, MPI_INT, right, (MPI_Aint)(PIECE * k * sizeof(int)), PIECE, MPI_INT, win);
+    MPI_Win_flush(right, win);
+    MPI_Rput(hsrc + N / 2, N / 8, MPI_INT, right, (MPI_Aint)(N / 2 * sizeof(int)), 1, vec, win, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    MPI_Win_flush_all(win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    GT_CUDA(cudaMemcpy(hgot, win_mem, bytes, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++) {
+        int want = i < SMALL * PIECE ? val(left, i)
+                   : i >= N / 2 && i < N / 2 + N / 4 && (i - N / 2) % 2 == 0 ? val(left, N / 2 + (i - N / 2) / 2)
+                                                                         : 0;
+        if (hgot[i] != want) {
+            errs += gt_fail(rank, "small/vector puts: element %d is %d, expected %d", i, hgot[i], want);
+            break;
+        }
+    }
+    int *hvec = gt_malloc(N / 8 * sizeof(int));
+    GT_CUDA(cudaMemset(ddst, 0, bytes));
+    gt_sync();
+    MPI_Win_lock_all(0, win);
+    MPI_Rget(ddst, SMALL * PIECE, MPI_INT, right, 0, SMALL * PIECE, MPI_INT, win, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    MPI_Get(hvec, N / 8, MPI_INT, right, (MPI_Aint)(N / 2 * sizeof(int)), 1, vec, win);
+    MPI_Win_flush(right, win);
+    MPI_Win_unlock_all(win);
+    GT_CUDA(cudaMemcpy(hgot, ddst, SMALL * PIECE * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < SMALL * PIECE; i++)
+        if (hgot[i] != val(rank, i)) {
+            errs += gt_fail(rank, "Rget into device: element %d is %d, expected %d", i, hgot[i], val(rank, i));
+            break;
+        }
+    for (int j = 0; j < N / 8; j++)
+        if (hvec[j] != val(rank, N / 2 + j)) {
+            errs += gt_fail(rank, "vector get: element %d is %d, expected %d", j, hvec[j], val(rank, N / 2 + j));
+            break;
+        }
+    free(hvec);
+    MPI_Type_free(&vec);
+    MPI_Barrier(MPI_COMM_WORLD);
 
     /* accumulate into rank 0's counter word, and fetch_and_op */
     MPI_Win_fence(0, win);

@@ -204,6 +204,13 @@ if has gpu_pt2pt; then
     done
 fi
 
+# One-sided: device windows of other processes of the node are mapped by
+# CUDA IPC by default; AMPI_GPU_IPC=0 leaves the driver copies at the target.
+if has gpu_rma; then
+    run_case "gpu/gpu_rma-no-ipc np=2 vp=4" gpu_rma "$logdir/gpu_rma.noipc.log" \
+        env AMPI_GPU_IPC=0 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 4 "$bindir/gpu_rma"
+fi
+
 # Collectives: at 2x2 (one rank per process, two GPUs) the blocking ones go
 # to NCCL; run them once more on the kernel path between processes.
 if has gpu_coll; then

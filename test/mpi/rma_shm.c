@@ -78,14 +78,17 @@ int main(int argc, char **argv)
     MPI_Type_vector(N / 4, 1, 2, MPI_INT, &vec);
     MPI_Type_commit(&vec);
     int *mine = mt_malloc(N * sizeof(int)), *back = mt_malloc(N * sizeof(int));
+    int *out = mt_malloc((size_t)size * N * sizeof(int)); /* an origin buffer per target: untouched until the flush */
     MPI_Win_lock_all(0, win);
     for (int t = 0; t < size; t++) {
-        mt_fill_int(mine, N, rank, t, 1);
-        MPI_Put(mine, N / 2, MPI_INT, t, (MPI_Aint)rank * N, N / 2, MPI_INT, win);
-        MPI_Put(mine + N / 2, N / 4, MPI_INT, t, (MPI_Aint)rank * N + N / 2, 1, vec, win); /* odd ones stay 0 */
+        int *o = out + (size_t)t * N;
+        mt_fill_int(o, N, rank, t, 1);
+        MPI_Put(o, N / 2, MPI_INT, t, (MPI_Aint)rank * N, N / 2, MPI_INT, win);
+        MPI_Put(o + N / 2, N / 4, MPI_INT, t, (MPI_Aint)rank * N + N / 2, 1, vec, win); /* odd ones stay 0 */
     }
     MPI_Win_flush_all(win);
     MPI_Win_unlock_all(win);
+    free(out);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_sync(win);
     for (int o = 0; o < size && !errs; o++) {

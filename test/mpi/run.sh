@@ -76,6 +76,7 @@ rma_acc           all                    0        -
 rma_passive       all                    0        -
 rma_early         all                    0        -
 rma_shm           all,6x6                0        -
+rma_batch         all,6x6                0        -
 attr_type         1x1,1x4,2x4,4x16       0        -
 comm_create_group 1x4,2x4,1x8,2x8,4x8,6x6,4x16 0      -
 coll_persist      all                    0        -
@@ -107,7 +108,8 @@ FOREIGN_PROGS='ring pt2pt_basic'
 # (as between nodes) instead of process_vm_readv; with AMPI_SHM=0 every
 # envelope takes UCX instead of the shared-memory rings.
 ROUTE_SETTINGS='AMPI_CMA=0 AMPI_SHM=0'
-ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent persist_wild rma_basic rma_passive rma_early'
+ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent persist_wild rma_basic rma_passive rma_early
+    rma_batch'
 # One-sided windows that the node's other processes would map (rma_shm.c)
 # without the mappings: puts and gets by CMA, accumulates as messages.
 RMA_ROUTE_SETTINGS='AMPI_RMA_SHM=0'
