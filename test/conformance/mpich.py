@@ -214,6 +214,7 @@ def build_support(args, testdir):
         if rc != 0:
             sys.exit("cannot build MTest's %s:\n%s" % (src, out))
         objs.append(obj)
+    objs += build_dtpools(args, testdir, utildir)
     lib = os.path.join(utildir, "libmtest.a")
     if os.path.exists(lib):
         os.remove(lib)
@@ -226,6 +227,36 @@ def build_support(args, testdir):
     if rc != 0:
         sys.exit("cannot build run_mpitests.c:\n" + out)
     return lib, runobj, probed
+
+
+def build_dtpools(args, testdir, utildir):
+    """MPICH's datatype pools (dtpools/, used through mtest_dtp.h by a few
+    programs of the regular testlists, e.g. pt2pt/sendself).  Its headers
+    include "../dtpoolsconf.h", which MPICH's configure writes: they are
+    copied into the build directory beside one written here, so the MPICH
+    tree is only read."""
+    srcdir = os.path.join(testdir, "dtpools", "src")
+    if not os.path.isdir(srcdir):
+        return []
+    top = os.path.join(args.build, "dtpools")
+    inc = os.path.join(top, "include")
+    os.makedirs(inc, exist_ok=True)
+    for h in os.listdir(os.path.join(testdir, "dtpools", "include")):
+        shutil.copy(os.path.join(testdir, "dtpools", "include", h), inc)
+    with open(os.path.join(top, "dtpoolsconf.h"), "w") as f:
+        for name in ["STDLIB_H", "STRING_H", "LIMITS_H", "STDINT_H", "SYS_TYPES_H", "STRDUP", "MEMSET"]:
+            f.write("#define HAVE_%s 1\n" % name)
+    objs = []
+    for src in sorted(os.listdir(srcdir)):
+        if not src.endswith(".c"):
+            continue
+        obj = os.path.join(utildir, "dtp_" + src[:-2] + ".o")
+        rc, out = run_cmd(args.ampicc_cmd + ["-I" + inc] + cflags(args, testdir) +
+                          ["-c", "-o", obj, os.path.join(srcdir, src)])
+        if rc != 0:
+            sys.exit("cannot build dtpools' %s:\n%s" % (src, out))
+        objs.append(obj)
+    return objs
 
 
 def cflags(args, testdir):
