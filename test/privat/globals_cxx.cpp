@@ -1,7 +1,9 @@
 // globals_cxx.cpp - C++ globals: objects with constructors (run once per
 // rank when privatized), a static member, a function-local static object and
-// a standard container.  Prints "globals_cxx: OK" when every rank saw only its
-// own; FAIL lines when ranks share one copy (AMPI_PRIVATIZE=off).
+// a standard container, and the same in a C++ shared library of the
+// program's own (globals_libcxx.cpp, built with `ampicxx -shared`).  Prints
+// "globals_cxx: OK" when every rank saw only its own; FAIL lines when ranks
+// share one copy (AMPI_PRIVATIZE=off).
 #include <mpi.h>
 #include <cstdio>
 #include <string>
@@ -17,6 +19,14 @@ struct Tracker {
 Tracker tracker;                  // a global with a constructor
 std::vector<int> history;         // a global container
 std::string label("unset");       // a global with a non-trivial constructor
+
+struct LibObject {
+    int value;
+    LibObject();
+};
+extern LibObject lib_object;      // globals_libcxx.cpp
+extern std::string lib_label;
+int lib_constructions();
 
 struct Config {
     static int level;             // a static member
@@ -54,7 +64,14 @@ int main(int argc, char **argv)
     label = "rank " + std::to_string(rank);
     Config::level = 10 * rank;
     local_tracker().value += rank + 1;
+    int lib_at_start = lib_constructions();
+    lib_object.value = rank;
+    lib_label = "library rank " + std::to_string(rank);
     MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(lib_at_start == 1, "the library global's constructor ran %d times in this copy", lib_at_start);
+    CHECK(lib_object.value == rank, "library global object holds %d", lib_object.value);
+    CHECK(lib_label == "library rank " + std::to_string(rank), "library global string is \"%s\"",
+          lib_label.c_str());
     CHECK(at_start == 1, "the global's constructor ran %d times in this copy before main", at_start);
     CHECK(constructions == 2, "%d constructions after the function-local static, expected 2", constructions);
     CHECK(tracker.value == rank, "global object holds %d", tracker.value);

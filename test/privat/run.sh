@@ -56,7 +56,10 @@ build() {
                 -L"$bindir" -lglobals_archive >>"$log" 2>&1
         ;;
     globals_cxx)
-        "$cxx" -privatize -O2 -Wall -Wextra -Werror -o "$bindir/globals_cxx" "$here/globals_cxx.cpp" >"$log" 2>&1
+        "$cxx" -shared -fPIC -O2 -Wall -Wextra -Werror -o "$bindir/libglobals_libcxx.so" "$here/globals_libcxx.cpp" \
+            >"$log" 2>&1 &&
+            "$cxx" -privatize -O2 -Wall -Wextra -Werror -o "$bindir/globals_cxx" "$here/globals_cxx.cpp" \
+                -L"$bindir" -lglobals_libcxx -Wl,-rpath,"$bindir" >>"$log" 2>&1
         ;;
     globals_so)
         # an absolute rpath: a privatized program's copies come from memory,
