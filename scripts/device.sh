@@ -77,6 +77,9 @@
 #   osu74-exit        ~90 s  unmodified OSU 7.4 (OSU74_DIR: its sources, carried) built with
 #                            ampicc --enable-cuda=basic: exit status of every pt2pt and
 #                            blocking collective program with -d cuda (all must be 0)
+#   privat-gpu       ~150 s  globals privatization with device code: Jacobi3D (CUDA
+#                            kernels) built with ampicc -privatize, its -D/-H/-cpu checks
+#                            at -np 1 +vp N and -np 2 +vp N; test/privat/run.sh
 #   host-test        ~200 s  host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
 #                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
 #                            ampirun matrix, and ring/pt2pt_basic under Open MPI's mpirun
@@ -133,7 +136,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [host-test]=200 [osu74-exit]=90 [osu74-rma]=480 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
+    [sweep-hh]=40 [host-test]=200 [osu74-exit]=90 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -314,6 +317,31 @@ gpu_test_action() {
     return $status
 }
 
+# privat_gpu_action: a privatized program with CUDA kernels (each rank its
+# own copy of the program, the CUDA runtime linked into it): Jacobi3D built
+# with `ampicc -privatize` must pass its device, host-staging and CPU checks
+# with the ranks of one process and of two; then the privatization tests.
+privat_gpu_action() {
+    need_prefix || return 1
+    [ "$dry" = 1 ] && { echo "== privat-gpu: apps/jacobi3d/test.sh --gpu (ampicc -privatize); test/privat/run.sh"; return 0; }
+    local log=${out:-$work}/privat-gpu.log status=0 launch
+    mkdir -p "$(dirname "$log")"
+    local -a more
+    for launch in "-np 1 +vp" "-np 2 +vp"; do
+        more=()
+        [ "$launch" = "-np 2 +vp" ] && more=(--min-ranks 2)
+        echo "== privat-gpu: apps/jacobi3d/test.sh --gpu, ampicc -privatize, ampirun $launch" | tee -a "$log"
+        MPICC="$prefix/bin/ampicc -privatize" JACOBI_LAUNCH="$prefix/bin/ampirun --timeout 100 $launch" \
+            bash apps/jacobi3d/test.sh --gpu "${more[@]}" 2>&1 | tee -a "$log"
+        [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    done
+    echo "== privat-gpu: test/privat/run.sh" | tee -a "$log"
+    AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build bash test/privat/run.sh 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    echo "privat-gpu: $(grep -c '^PASS ' "$log") passed, $(grep -c '^FAIL ' "$log") failed, $(grep -c '^SKIP ' "$log") skipped" | tee -a "$log"
+    return $status
+}
+
 # sweep_action NAME PLACEMENT MAX VARIANTS: osu_latency and osu_bw in
 # PLACEMENT (D-D or H-H) up to MAX bytes under each variant (';'-separated:
 # "default" = as built; VAR=VALUE words set the environment, words starting
@@ -490,6 +518,7 @@ run_action() {
         ;;
     current) current_action ;;
     gpu-test) gpu_test_action ;;
+    privat-gpu) privat_gpu_action ;;
     osu74-exit) osu74_exit_action ;;
     osu74-rma) osu74_rma_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \

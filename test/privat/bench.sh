@@ -71,7 +71,7 @@ latency_series() { # SIDE ROUND
 }
 
 switch_series() { # SIDE ROUND (plain: errno only; priv: errno and getopt)
-    local arg= log=$out/switch.$1.log
+    local arg='' log=$out/switch.$1.log
     [ "$1" = priv ] && arg=getopt
     [ -x "$build/test/unit/bench_ctx" ] || return
     "$build/test/unit/bench_ctx" 2000000 $arg >"$log" 2>&1 || return
