@@ -1,6 +1,6 @@
 // globals_cxx.cpp - C++ globals: objects with constructors (run once per
 // rank when privatized), a static member, a function-local static object and
-// a standard container, and the same in a C++ shared library of the
+// a standard container, a thread_local object, and the same in a C++ shared library of the
 // program's own (globals_libcxx.cpp, built with `ampicxx -shared`).  Prints
 // "globals_cxx: OK" when every rank saw only its own; FAIL lines when ranks
 // share one copy (AMPI_PRIVATIZE=off).
@@ -19,6 +19,7 @@ struct Tracker {
 Tracker tracker;                  // a global with a constructor
 std::vector<int> history;         // a global container
 std::string label("unset");       // a global with a non-trivial constructor
+thread_local std::string tls_label("unset"); // a thread-local object: per copy, so per rank
 
 struct LibObject {
     int value;
@@ -62,6 +63,7 @@ int main(int argc, char **argv)
     tracker.value = rank;
     history.push_back(rank);
     label = "rank " + std::to_string(rank);
+    tls_label = "tls rank " + std::to_string(rank);
     Config::level = 10 * rank;
     local_tracker().value += rank + 1;
     int lib_at_start = lib_constructions();
@@ -78,6 +80,7 @@ int main(int argc, char **argv)
     CHECK(history.size() == 1 && history[0] == rank, "global vector has %zu elements, first %d",
           history.size(), history.empty() ? -1 : history[0]);
     CHECK(label == "rank " + std::to_string(rank), "global string is \"%s\"", label.c_str());
+    CHECK(tls_label == "tls rank " + std::to_string(rank), "thread-local string is \"%s\"", tls_label.c_str());
     CHECK(Config::level == 10 * rank, "static member is %d", Config::level);
     CHECK(local_tracker().value == rank + 1, "function-local static holds %d", local_tracker().value);
 
