@@ -241,7 +241,7 @@ int coll_allreduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, siz
 
 /* Checks the arguments and resolves the op; *in: the input buffer. */
 static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, const void **in,
-                 coll_op_t *o)
+                 coll_op_t *o, bool staged)
 {
     *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     int err = coll_check_type(count, datatype); /* once for both buffers */
@@ -251,7 +251,7 @@ static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
         err = coll_check_ptr(recvbuf, count, datatype);
     if (!err)
         err = coll_op_resolve(op, datatype, o);
-    if (!err)
+    if (!err && !staged) /* staged: the host runs the op */
         err = coll_dev_check_op(o, *in, recvbuf);
     return err;
 }
@@ -262,12 +262,17 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Allreduce");
     COLL_INTER(c, coll_inter_allreduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count }, datatype, op, NULL), "MPI_Allreduce");
-    const void *in;
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll_op_t o;
-    int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o);
+    /* count * size: a type that fails the check below stages nothing */
+    bool staged = count > 0 && dt_valid(datatype) &&
+                  coll_stage_wanted(c, in, recvbuf, (size_t)count * dt_size(datatype));
+    int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o, staged);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
     coll_nccl_call_t nc = { COLL_NCCL_ALLREDUCE, in, recvbuf, (size_t)count, datatype, op, 0 };
-    if (!coll_nccl_try(r, c, &nc, &err)) /* in line: host buffers pay its gpu_enabled() test */
+    if (UTIL_UNLIKELY(staged))
+        err = coll_staged_allreduce(r, c, in, recvbuf, (size_t)count, datatype, &o, COLL_TAG_ALLREDUCE);
+    else if (!coll_nccl_try(r, c, &nc, &err)) /* in line: host buffers pay its gpu_enabled() test */
         err = allreduce(r, c, in, recvbuf, (size_t)count, datatype, &o, COLL_TAG_ALLREDUCE);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
     return MPI_SUCCESS;
@@ -285,7 +290,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     COLL_ENTER_ANY(r, c, comm, "MPI_Iallreduce");
     COLL_INTER_NB(c, request, coll_inter_allreduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count }, datatype, op, request), "MPI_Iallreduce");
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count };
-    int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op);
+    int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op, false);
     if (!err)
         err = coll_nb_start(r, c, run_allreduce, &a, request);
     COLL_CHECK(c, err, err, "MPI_Iallreduce");

@@ -104,7 +104,9 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     size_t bytes = coll_bytes((size_t)count, datatype);
     /* both tests in line: host buffers pay gpu_enabled() once each */
     coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, bytes, MPI_BYTE, MPI_OP_NULL, root };
-    if (flat_wanted(c, buffer, bytes))
+    if (UTIL_UNLIKELY(gpu_enabled()) && coll_stage_bcast_wanted(c, buffer, bytes)) /* coll_dev_host.c */
+        err = coll_staged_bcast(r, c, buffer, bytes, root, COLL_TAG_BCAST);
+    else if (flat_wanted(c, buffer, bytes))
         err = bcast_flat(r, c, buffer, bytes, root, COLL_TAG_BCAST);
     else if (!coll_nccl_try(r, c, &nc, &err))
         err = coll_bcast(r, c, buffer, bytes, root, COLL_TAG_BCAST);

@@ -91,4 +91,23 @@ static inline bool coll_nccl_try(p2p_rank_t *r, core_comm_t *c, const coll_nccl_
     return UTIL_UNLIKELY(gpu_enabled()) && c->size > 1 && call->count > 0 && coll_nccl_run(r, c, call, err);
 }
 
+/* Small device collectives on host copies (coll_dev_host.c): a blocking
+ * Allreduce or Reduce of at most AMPI_GPU_COLL_HOST_MAX bytes (Bcast: 8 KiB
+ * at most) whose buffers include device memory copies its device operands
+ * to pinned host memory, runs the host algorithm and copies the result
+ * back.  Any op and type the host path takes works there, user ops
+ * included.  `a`, `b`: the buffers that take part on this rank (NULL or
+ * MPI_IN_PLACE: none). */
+bool coll_stage_wanted_any(const core_comm_t *c, const void *a, const void *b, size_t bytes);
+static inline bool coll_stage_wanted(const core_comm_t *c, const void *a, const void *b, size_t bytes)
+{
+    return UTIL_UNLIKELY(gpu_enabled()) && coll_stage_wanted_any(c, a, b, bytes);
+}
+bool coll_stage_bcast_wanted(const core_comm_t *c, const void *buf, size_t bytes);
+int coll_staged_allreduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+                          const struct coll_op *op, int tag);
+int coll_staged_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
+                       const struct coll_op *op, int root, int tag);
+int coll_staged_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root, int tag);
+
 #endif

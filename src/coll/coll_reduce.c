@@ -218,7 +218,7 @@ int coll_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t
 
 /* Checks the arguments and resolves the op; *in: the input buffer. */
 static int check(const core_comm_t *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, const void **in, coll_op_t *o)
+                 int root, const void **in, coll_op_t *o, bool staged)
 {
     if (root < 0 || root >= c->size)
         return MPI_ERR_ROOT;
@@ -231,7 +231,7 @@ static int check(const core_comm_t *c, const void *sendbuf, void *recvbuf, int c
         err = coll_check_ptr(recvbuf, count, datatype);
     if (!err)
         err = coll_op_resolve(op, datatype, o);
-    if (!err)
+    if (!err && !staged) /* staged: the host runs the op */
         err = coll_dev_check_op(o, *in, am_root ? recvbuf : NULL);
     return err;
 }
@@ -244,10 +244,16 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     COLL_INTER(c, coll_inter_reduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root }, datatype, op, NULL), "MPI_Reduce");
     const void *in;
     coll_op_t o;
-    int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &in, &o);
+    bool am_root = c->rank == root;
+    bool staged = count > 0 && dt_valid(datatype) &&
+                  coll_stage_wanted(c, am_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+                                    am_root ? recvbuf : NULL, (size_t)count * dt_size(datatype));
+    int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &in, &o, staged);
     COLL_CHECK(c, err, err, "MPI_Reduce");
     coll_nccl_call_t nc = { COLL_NCCL_REDUCE, in, recvbuf, (size_t)count, datatype, op, root };
-    if (!coll_nccl_try(r, c, &nc, &err)) /* in line: host buffers pay its gpu_enabled() test */
+    if (UTIL_UNLIKELY(staged))
+        err = coll_staged_reduce(r, c, in, recvbuf, (size_t)count, datatype, &o, root, COLL_TAG_REDUCE);
+    else if (!coll_nccl_try(r, c, &nc, &err)) /* in line: host buffers pay its gpu_enabled() test */
         err = coll_reduce(r, c, in, recvbuf, (size_t)count, datatype, &o, root, COLL_TAG_REDUCE);
     COLL_CHECK(c, err, err, "MPI_Reduce");
     return MPI_SUCCESS;
@@ -265,7 +271,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce");
     COLL_INTER_NB(c, request, coll_inter_reduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root }, datatype, op, request), "MPI_Ireduce");
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count, .root = root };
-    int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &a.sbuf, &a.op);
+    int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &a.sbuf, &a.op, false);
     if (!err)
         err = coll_nb_start(r, c, run_reduce, &a, request);
     COLL_CHECK(c, err, err, "MPI_Ireduce");

@@ -75,6 +75,10 @@ bool gpu_work_done(gpu_work_t *w);
  * not come from gpu_dev_alloc. */
 int gpu_dev_alloc(size_t bytes, void **p);
 bool gpu_dev_free(void *p);
+/* The same for page-locked host memory: the staging buffers of small
+ * device collectives, which copy their operands to the host and back. */
+int gpu_pinned_alloc(size_t bytes, void **p);
+bool gpu_pinned_free(void *p);
 
 /* Release the pool, the module, the streams and events.  Belongs in
  * gpu_finalize (while the context is alive); safe to call more than once. */

@@ -10,7 +10,10 @@
  * Ialltoall) carries element values that name their source rank and
  * position.  Every result is copied back to the host and checked element by
  * element; receive buffers are poisoned first.  Last, a user-defined op on
- * device buffers must fail with MPI_ERR_UNSUPPORTED_OPERATION.
+ * 160 KB of device buffers must fail with MPI_ERR_UNSUPPORTED_OPERATION.
+ * Blocking Allreduce and Reduce of the short vector (and Bcast) run on host
+ * copies by default (AMPI_GPU_COLL_HOST_MAX); AMPI_GPU_COLL_HOST_MAX=0 keeps
+ * them on the device path.
  * Under ampirun with one rank per process on distinct GPUs the blocking
  * Allreduce, Reduce, Bcast, Allgather and Reduce_scatter_block go to NCCL
  * (AMPI_NCCL=0 turns that off); otherwise they take the kernel path. */
@@ -297,11 +300,13 @@ int main(int argc, char **argv)
     bcasts(&c, bcast_big);
     MPI_Op user;
     MPI_Op_create(user_fn, 1, &user);
-    int rc = MPI_Allreduce(c.d1, c.d2, 4, MPI_INT, user, MPI_COMM_WORLD), cls = -1;
+    /* 40000 ints: above the size that AMPI-UCX reduces on host copies
+     * (64 KiB), where user ops work (gpu_smallred) */
+    int rc = MPI_Allreduce(c.d1, c.d2, 40000, MPI_INT, user, MPI_COMM_WORLD), cls = -1;
     MPI_Error_class(rc, &cls);
     if (cls != MPI_ERR_UNSUPPORTED_OPERATION)
-        c.errs += gt_fail(c.rank, "Allreduce with a user op on device buffers: error class %d, expected %d", cls,
-                          MPI_ERR_UNSUPPORTED_OPERATION);
+        c.errs += gt_fail(c.rank, "Allreduce of 40000 ints with a user op on device buffers: error class %d, "
+                                  "expected %d", cls, MPI_ERR_UNSUPPORTED_OPERATION);
     MPI_Op_free(&user);
     GT_CUDA(cudaFree(c.d1)); GT_CUDA(cudaFree(c.d2));
     GT_CUDA(cudaFreeHost(c.h)); GT_CUDA(cudaFreeHost(c.w));

@@ -27,7 +27,7 @@
 
 set -u
 
-PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll gpu_rma gpu_memkind gpu_ddt'
+PROGRAMS='gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll gpu_rma gpu_memkind gpu_ddt gpu_smallred'
 MATRIX='1x1 1x4 2x2 2x8'
 OMPI_NPS='1 2'
 RUN_TIMEOUT=120   # ampirun --timeout
@@ -212,10 +212,18 @@ if has gpu_rma; then
 fi
 
 # Collectives: at 2x2 (one rank per process, two GPUs) the blocking ones go
-# to NCCL; run them once more on the kernel path between processes.
+# to NCCL, small reductions to host copies; run them once more on the kernel
+# path between processes at every size.
 if has gpu_coll; then
     run_case "gpu/gpu_coll-nonccl np=2 vp=2" gpu_coll "$logdir/gpu_coll.nonccl.log" \
-        env AMPI_NCCL=0 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 "$bindir/gpu_coll"
+        env AMPI_NCCL=0 AMPI_GPU_COLL_HOST_MAX=0 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 2 "$bindir/gpu_coll"
+fi
+
+# Small device reductions take host copies by default (gpu_smallred);
+# AMPI_GPU_COLL_HOST_MAX=0 sends the same calls down the device path.
+if has gpu_smallred; then
+    run_case "gpu/gpu_smallred-nostage np=2 vp=8" gpu_smallred "$logdir/gpu_smallred.nostage.log" \
+        env AMPI_GPU_COLL_HOST_MAX=0 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_smallred"
 fi
 
 # The IPC route with the sender copying at every size (the default pulls
