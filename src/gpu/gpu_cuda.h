@@ -125,6 +125,34 @@ _Static_assert(offsetof(gpu_cu_memcpy2d_t, Height) == offsetof(CUDA_MEMCPY2D, He
 _Static_assert(GPU_CU_MEMORYTYPE_UNIFIED == CU_MEMORYTYPE_UNIFIED, "cuda.h");
 #endif
 
+/* CUDA_MEMCPY3D (cuMemcpy3DAsync_v2): sub-boxes of 3D grids in one copy
+ * (gpu_dt.c), unified addresses as for the 2D form.  A plane starts
+ * Pitch * Height bytes after the previous one. */
+typedef struct gpu_cu_memcpy3d {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} gpu_cu_memcpy3d_t;
+#ifdef HAVE_CUDA_H
+_Static_assert(sizeof(gpu_cu_memcpy3d_t) == sizeof(CUDA_MEMCPY3D), "cuda.h");
+_Static_assert(offsetof(gpu_cu_memcpy3d_t, srcHeight) == offsetof(CUDA_MEMCPY3D, srcHeight), "cuda.h");
+_Static_assert(offsetof(gpu_cu_memcpy3d_t, dstDevice) == offsetof(CUDA_MEMCPY3D, dstDevice), "cuda.h");
+_Static_assert(offsetof(gpu_cu_memcpy3d_t, dstHeight) == offsetof(CUDA_MEMCPY3D, dstHeight), "cuda.h");
+_Static_assert(offsetof(gpu_cu_memcpy3d_t, Depth) == offsetof(CUDA_MEMCPY3D, Depth), "cuda.h");
+#endif
+
 /* Entry points, named after the driver function without "cu" so that the
  * <cuda.h> macros (cuMemAlloc -> cuMemAlloc_v2, ...) never rename them.
  * The comment gives the exported symbol that gpu_driver_load() looks up. */
@@ -174,6 +202,7 @@ typedef struct gpu_driver {
                              void **extra);                                 /* cuLaunchKernel */
     /* Derived datatypes on device memory (gpu_dt.c). */
     CUresult (*Memcpy2DAsync)(const gpu_cu_memcpy2d_t *p, CUstream s);      /* cuMemcpy2DAsync_v2 */
+    CUresult (*Memcpy3DAsync)(const gpu_cu_memcpy3d_t *p, CUstream s);      /* cuMemcpy3DAsync_v2 */
     /* Optional (NULL when the driver lacks them): copy completion through a
      * host flag written by the stream (gpu_copy.c). */
     CUresult (*StreamWriteValue32)(CUstream s, CUdeviceptr addr, unsigned value, unsigned flags); /* cuStreamWriteValue32_v2 */

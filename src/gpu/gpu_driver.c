@@ -54,6 +54,7 @@ static const struct {
     DRV_ENTRY(ModuleGetFunction, "cuModuleGetFunction"),
     DRV_ENTRY(LaunchKernel, "cuLaunchKernel"),
     DRV_ENTRY(Memcpy2DAsync, "cuMemcpy2DAsync_v2"),
+    DRV_ENTRY(Memcpy3DAsync, "cuMemcpy3DAsync_v2"),
 };
 
 bool gpu_driver_load(void)

@@ -11,6 +11,10 @@
 #define THREADS 128
 #define MAX_GRID 4096
 #define WIDE_MIN 128 /* blocks of at least this many bytes on average: a thread block each */
+/* A box whose elements do not continue its planes takes one 3D copy per
+ * element up to this many elements, the kernel beyond (a copy costs about
+ * as much as a kernel launch) */
+#define BOX_COPIES_MAX 16
 
 /* what the kernels read (struct ampi_dt_seg of gpu_kernels.cu) */
 typedef struct {
@@ -25,6 +29,13 @@ struct gpu_dt_layout {
     unsigned align;       /* largest of 16, 8, 4, 2, 1 dividing every offset, length and the extent */
     bool uniform;         /* one length, one stride, also from element to element */
     ptrdiff_t stride;     /* ... that stride */
+    /* a box: `planes` groups of `rows` blocks of one length, rows `row_pitch`
+     * apart inside a group, groups `plane_pitch` apart (a multiple of
+     * row_pitch) -- a sub-box of a 3D grid; box_continues: the next element
+     * starts one plane_pitch after the last plane */
+    bool box, box_continues;
+    size_t rows, planes;
+    ptrdiff_t row_pitch, plane_pitch;
     pthread_mutex_t lock; /* for the device copy */
     CUdeviceptr dev;      /* device copy of host[], made at first use */
     unsigned generation;  /* gpu_state.generation of dev */
@@ -40,6 +51,34 @@ static unsigned align_of(uint64_t x)
     while (a > 1 && x % a)
         a /= 2;
     return a;
+}
+
+/* Whether the blocks form a box (see gpu_dt_layout); a 2D layout whose
+ * elements do not continue its rows is a box of one plane. */
+static void find_box(gpu_dt_layout_t *l, const gpu_dt_block_t *b, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t w = b[0].len, h = 1;
+    ptrdiff_t p = b[1].off - b[0].off;
+    if (w == 0 || p < (ptrdiff_t)w)
+        return;
+    while (h < n && b[h].off - b[h - 1].off == p)
+        h++;
+    if (n % h)
+        return;
+    ptrdiff_t q = h == n ? p * (ptrdiff_t)h : b[h].off - b[0].off;
+    if (q % p || q / p < (ptrdiff_t)h) /* planes overlap, or do not start on a row */
+        return;
+    for (size_t k = 0; k < n; k++)
+        if (b[k].len != w || b[k].off != b[0].off + (ptrdiff_t)(k / h) * q + (ptrdiff_t)(k % h) * p)
+            return;
+    l->box = true;
+    l->rows = h;
+    l->planes = n / h;
+    l->row_pitch = p;
+    l->plane_pitch = q;
+    l->box_continues = l->extent == q * (ptrdiff_t)l->planes;
 }
 
 gpu_dt_layout_t *gpu_dt_layout_new(const gpu_dt_block_t *blocks, size_t nblocks, ptrdiff_t extent, size_t size)
@@ -65,6 +104,8 @@ gpu_dt_layout_t *gpu_dt_layout_new(const gpu_dt_block_t *blocks, size_t nblocks,
     for (size_t k = 1; k < nblocks && l->uniform; k++)
         l->uniform = blocks[k].len == blocks[0].len && blocks[k].off - blocks[k - 1].off == l->stride;
     l->uniform = l->uniform && extent == l->stride * (ptrdiff_t)nblocks; /* elements continue the rows */
+    if (!l->uniform)
+        find_box(l, blocks, nblocks);
     pthread_mutex_init(&l->lock, NULL);
     return l;
 }
@@ -124,6 +165,41 @@ static CUresult issue_2d(CUstream s, const job_t *j)
     return gpu_drv.Memcpy2DAsync(&p, s);
 }
 
+/* One cuMemcpy3DAsync of `depth` planes between a box at `boxed` (its
+ * first block) and packed rows. */
+static CUresult copy_3d(CUstream s, const job_t *j, char *boxed, char *packed, size_t depth)
+{
+    const gpu_dt_layout_t *l = j->l;
+    size_t width = l->host[0].len;
+    gpu_cu_memcpy3d_t p = { .srcMemoryType = GPU_CU_MEMORYTYPE_UNIFIED, .dstMemoryType = GPU_CU_MEMORYTYPE_UNIFIED,
+                            .WidthInBytes = width, .Height = l->rows, .Depth = depth };
+    CUdeviceptr b = (CUdeviceptr)(uintptr_t)boxed, k = (CUdeviceptr)(uintptr_t)packed;
+    size_t box_pitch = (size_t)l->row_pitch, box_height = (size_t)(l->plane_pitch / l->row_pitch);
+    p.srcDevice = j->pack ? b : k;
+    p.srcPitch = j->pack ? box_pitch : width;
+    p.srcHeight = j->pack ? box_height : l->rows;
+    p.dstDevice = j->pack ? k : b;
+    p.dstPitch = j->pack ? width : box_pitch;
+    p.dstHeight = j->pack ? l->rows : box_height;
+    return gpu_drv.Memcpy3DAsync(&p, s);
+}
+
+/* A box: one 3D copy for the whole message when the elements continue the
+ * planes, else one per element. */
+static CUresult issue_3d(CUstream s, const job_t *j)
+{
+    const gpu_dt_layout_t *l = j->l;
+    char *first = j->buf + l->host[0].off;
+    if (l->box_continues)
+        return copy_3d(s, j, first, j->packed, j->count * l->planes);
+    for (size_t e = 0; e < j->count; e++) {
+        CUresult r = copy_3d(s, j, first + (ptrdiff_t)e * l->extent, j->packed + e * l->size, l->planes);
+        if (r != GPU_CU_SUCCESS)
+            return r;
+    }
+    return GPU_CU_SUCCESS;
+}
+
 /* Memory of another GPU: the copy engine, block by block. */
 static CUresult issue_blocks(CUstream s, const job_t *j)
 {
@@ -174,8 +250,11 @@ static CUresult issue(CUstream s, void *arg)
     const gpu_dt_layout_t *l = j->l;
     if (j->buf_device >= 0 && j->buf_device != gpu_state.device)
         return issue_blocks(s, j);
-    if (l->uniform && l->host[0].len >= GPU_DT_2D_MIN && j->limit == j->count * l->size)
+    bool whole = j->limit == j->count * l->size; /* the copy engine moves whole elements */
+    if (l->uniform && l->host[0].len >= GPU_DT_2D_MIN && whole)
         return issue_2d(s, j);
+    if (l->box && l->host[0].len >= GPU_DT_2D_MIN && whole && (l->box_continues || j->count <= BOX_COPIES_MAX))
+        return issue_3d(s, j);
     return issue_kernel(s, j);
 }
 

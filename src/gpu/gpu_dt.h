@@ -9,6 +9,11 @@
  *   - the copy engine (cuMemcpy2DAsync) when every block has one length of
  *     at least GPU_DT_2D_MIN bytes at one stride, across elements too (a
  *     vector or a face of a 3D grid with long rows);
+ *   - the copy engine in 3D (cuMemcpy3DAsync) when the blocks, of one such
+ *     length, form planes of rows at one pitch, the planes at a multiple of
+ *     it (a sub-box or a thick face of a 3D grid): one copy for the message
+ *     when the elements continue the planes, else one per element (up to
+ *     16 elements);
  *   - otherwise one kernel launch for the whole message, a thread block per
  *     long block or a thread per short one, copying in the widest unit that
  *     every offset and length allows;

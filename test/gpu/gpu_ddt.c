@@ -5,7 +5,9 @@
  * case), the three faces of a 3D grid as MPI_Type_create_subarray (x: one
  * double per row, y: rows of nx doubles, z: contiguous), an hindexed type
  * of uneven blocks, a struct of an int and three doubles with gaps,
- * resized, sent 3 at a time, and a vector with a negative stride.
+ * resized, sent 3 at a time, a vector with a negative stride, a sub-box of
+ * a 3D grid sent 2 at a time and a thick face (two rows a plane): the copy
+ * engine's 3D case at n=64.
  *
  * Each rank sends to the rank `shift` places on and receives from the rank
  * `shift` places back (shift 1 and size/2: ranks of the same process and of
@@ -20,10 +22,11 @@
  */
 #include "gputest.h"
 
-enum { T_COLUMN, T_ROWS, T_FACE_X, T_FACE_Y, T_FACE_Z, T_HINDEXED, T_STRUCT, T_NEGVEC, T_COUNT };
+enum { T_COLUMN, T_ROWS, T_FACE_X, T_FACE_Y, T_FACE_Z, T_HINDEXED, T_STRUCT, T_NEGVEC, T_BOX, T_THICK, T_COUNT };
 static const char *const type_name[T_COUNT] = {"vector of doubles", "vector of 512 B rows", "subarray x-face",
                                                "subarray y-face", "subarray z-face", "hindexed uneven",
-                                               "struct int+3 doubles (resized)", "vector, negative stride"};
+                                               "struct int+3 doubles (resized)", "vector, negative stride",
+                                               "subarray sub-box, 2 at a time", "subarray thick y-face"};
 
 typedef struct {
     MPI_Datatype t;
@@ -79,6 +82,17 @@ static ttype make_type(int which, int n)
     case T_NEGVEC:
         MPI_Type_vector(n, 2, -4, MPI_DOUBLE, &x.t);
         break;
+    case T_BOX: { /* [n/2][n/2][n/2 + 1] at (1, 2, 3): planes of rows (at n=64, 264 B: the 3D copy) */
+        int sizes[3] = {n, n, n}, sub[3] = {n / 2, n / 2, n / 2 + 1}, start[3] = {1, 2, 3};
+        MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &x.t);
+        x.count = 2; /* the second element one grid further: one copy each */
+        break;
+    }
+    case T_THICK: { /* [n][2][n-2] at (0, n/2, 1): two rows a plane */
+        int sizes[3] = {n, n, n}, sub[3] = {n, 2, n - 2}, start[3] = {0, n / 2, 1};
+        MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &x.t);
+        break;
+    }
     }
     MPI_Type_commit(&x.t);
     MPI_Type_get_extent(x.t, &lb, &extent);
