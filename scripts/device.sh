@@ -74,9 +74,19 @@
 #                            warm-up until the budget is spent (scripts/bench.sh
 #                            --areas "rma-device rma-host"); $OUT/osu74-rma/tables.md
 #                            (also $OUT/osu74-rma-tables.md), runs.csv (every exit status)
-#   osu74-exit        ~90 s  unmodified OSU 7.4 (OSU74_DIR: its sources, carried) built with
+#   osu74-exit       ~420 s  unmodified OSU 7.4 (OSU74_DIR, default .osu74: its sources, carried) built with
 #                            ampicc --enable-cuda=basic: exit status of every pt2pt and
-#                            blocking collective program with -d cuda (all must be 0)
+#                            collective program its Makefile.am files name (standard,
+#                            persistent, congestion; blocking, non-blocking, persistent,
+#                            neighborhood: ~60) with -d cuda (all must be 0); estimated ~5 s
+#                            a run, not measured for the added programs
+#   memkind-stress   ~480 s  test/gpu/gpu_memkind's stress mode: MEMKIND_REPS repetitions
+#                            (default 100) up to 1 MiB in each of -np 2, -np 4, -np 1 +vp 4,
+#                            -np 2 +vp 8, the budget shared among the four (each run starts
+#                            no repetition past its share); memkind-stress/status.txt says
+#                            how many repetitions each layout ran (fewer than asked fails the
+#                            action: the seconds a repetition takes there are not known yet),
+#                            its FAIL lines and exit status
 #   privat-gpu       ~150 s  globals privatization with device code: Jacobi3D (CUDA
 #                            kernels) built with ampicc -privatize, its -D/-H/-cpu checks
 #                            at -np 1 +vp N and -np 2 +vp N; test/privat/run.sh
@@ -136,7 +146,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [host-test]=200 [osu74-exit]=90 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450
+    [sweep-hh]=40 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -450,13 +460,18 @@ scale_osu_action() {
 # osu74_exit_action: the unmodified OSU micro-benchmarks 7.4, whose sources
 # the caller carries (OSU74_DIR: a copy of the release, never committed),
 # configured --enable-cuda=basic and built with our ampicc; every
-# point-to-point and blocking collective program runs once with device
-# buffers (-d cuda [D D], up to 1 MiB) and its exit status is listed
-# (osu74-exit/status.txt): all must exit 0, also since these programs reset
-# the device right after MPI_Finalize.
+# point-to-point and collective program that its Makefile.am files name
+# (pt2pt standard/persistent/congestion; collective blocking, non-blocking,
+# persistent, neighborhood) runs once with device buffers (-d cuda, and D D
+# for pt2pt) and its exit status is listed (osu74-exit/status.txt): all must
+# exit 0, also since these programs reset the device right after
+# MPI_Finalize.  A program named there but not built is listed as such; a
+# run the budget leaves no time for, too.  Sizes: up to 1 MiB (the
+# non-blocking and persistent collectives up to 64 KiB: they time a compute
+# phase per size).  -np 2, except the fan-in/fan-out programs (-np 4).
 osu74_exit_action() {
     need_prefix || return 1
-    local dir=$work/osu74 src=${OSU74_DIR:-} status=0
+    local dir=$work/osu74 src=${OSU74_DIR:-$PWD/.osu74} status=0
     if [ -z "$src" ] || [ ! -x "$src/configure" ]; then
         echo "osu74-exit: set OSU74_DIR to an OSU 7.4 source tree" >&2
         return 1
@@ -471,31 +486,103 @@ osu74_exit_action() {
         echo "osu74-exit: build failed (logs in $res)"
         return 1
     fi
-    local m=$dir/c/mpi p args rc
+    local m=$dir/c/mpi p sub args rc np limit nrun=0 nok=0
     : >"$res/status.txt"
-    for p in pt2pt/standard/osu_latency pt2pt/standard/osu_bw pt2pt/standard/osu_bibw pt2pt/standard/osu_multi_lat \
-        pt2pt/standard/osu_mbw_mr collective/blocking/osu_allreduce collective/blocking/osu_allgather \
-        collective/blocking/osu_alltoall collective/blocking/osu_bcast collective/blocking/osu_reduce \
-        collective/blocking/osu_gather collective/blocking/osu_scatter collective/blocking/osu_reduce_scatter \
-        collective/blocking/osu_barrier; do
+    # every program of the pt2pt and collective Makefile.am files (joined
+    # continuation lines, every *_PROGRAMS assignment, conditional ones too)
+    local progs=()
+    for sub in pt2pt/standard pt2pt/persistent pt2pt/congestion collective/blocking collective/non_blocking \
+        collective/persistent collective/neighborhood; do
+        for p in $(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$m/$sub/Makefile.am" |
+            sed -n 's/^[[:space:]]*[a-z0-9_]*_PROGRAMS *+\{0,1\}= *//p'); do
+            progs+=("$sub/$p")
+        done
+    done
+    for p in "${progs[@]}"; do
+        if [ ! -x "$m/$p" ]; then
+            echo "$(basename "$p"): not built" | tee -a "$res/status.txt"
+            status=1
+            continue
+        fi
+        limit=$(($(left) - 15))
+        if [ "$limit" -lt 20 ]; then
+            echo "$(basename "$p"): not run, budget spent" | tee -a "$res/status.txt"
+            status=1
+            continue
+        fi
+        [ "$limit" -gt 90 ] && limit=90
         args="-i 50 -x 5 -d cuda" # -d cuda [D D] last: OSU 7.4's parser wants it there
+        np=2
         case $p in
+        pt2pt/congestion/*) np=4 args="-m 1:1048576 $args D D" ;;
         pt2pt/*) args="-m 1:1048576 $args D D" ;;
-        */osu_barrier) ;;
-        *) args="-m 1:1048576 $args" ;;
+        *barrier*) ;;
+        collective/blocking/*) args="-m 1:1048576 $args" ;;
+        *) args="-m 1:65536 $args" ;;
         esac
         # shellcheck disable=SC2086
-        timeout 100 "$prefix/bin/ampirun" --timeout 90 -np 2 "$m/$p" $args >"$res/$(basename "$p").log" 2>&1
+        timeout $((limit + 10)) "$prefix/bin/ampirun" --timeout "$limit" -np $np "$m/$p" $args \
+            >"$res/$(basename "$p").log" 2>&1
         rc=$?
-        echo "$(basename "$p") -np 2: exit $rc" | tee -a "$res/status.txt"
+        nrun=$((nrun + 1))
+        [ $rc = 0 ] && nok=$((nok + 1))
+        echo "$(basename "$p") -np $np: exit $rc" | tee -a "$res/status.txt"
         [ $rc = 0 ] || status=1
     done
     # two ranks in one process: both reset the device after MPI_Finalize
-    timeout 100 "$prefix/bin/ampirun" --timeout 90 -np 1 +vp 2 "$m/pt2pt/standard/osu_latency" -m 1:1048576 \
-        -i 50 -x 5 -d cuda D D >"$res/osu_latency.1x2.log" 2>&1
-    rc=$?
-    echo "osu_latency -np 1 +vp 2: exit $rc" | tee -a "$res/status.txt"
-    [ $rc = 0 ] || status=1
+    if [ "$(left)" -gt 40 ]; then
+        timeout 100 "$prefix/bin/ampirun" --timeout 90 -np 1 +vp 2 "$m/pt2pt/standard/osu_latency" -m 1:1048576 \
+            -i 50 -x 5 -d cuda D D >"$res/osu_latency.1x2.log" 2>&1
+        rc=$?
+        nrun=$((nrun + 1))
+        [ $rc = 0 ] && nok=$((nok + 1))
+        echo "osu_latency -np 1 +vp 2: exit $rc" | tee -a "$res/status.txt"
+        [ $rc = 0 ] || status=1
+    else
+        echo "osu_latency -np 1 +vp 2: not run, budget spent" | tee -a "$res/status.txt"
+        status=1
+    fi
+    echo "osu74-exit: ${#progs[@]} programs named, $nrun runs, $nok exited 0" | tee -a "$res/status.txt"
+    return $status
+}
+
+# memkind_stress_action: gpu_memkind MEMKIND_REPS times (default 100) in each
+# of four layouts, each run within its share of what is left of the budget
+# (MEMKIND_SECONDS: the program starts no repetition past it, and says after
+# each how many it ran and how many failures there were).
+memkind_stress_action() {
+    need_prefix || return 1
+    local res=${out:-$work}/memkind-stress reps=${MEMKIND_REPS:-100} status=0
+    [ "$dry" = 1 ] && { echo "== memkind-stress: gpu_memkind x$reps in 2x2 4x4 1x4 2x8"; return 0; }
+    mkdir -p "$res"
+    AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build bash test/gpu/run.sh --build-only gpu_memkind >"$res/build.log" 2>&1 ||
+        { echo "memkind-stress: building gpu_memkind failed"; cat "$res/build.log"; return 1; }
+    local bin=$PWD/.build/gpu/gpu_memkind layouts=(2x2 4x4 1x4 2x8) i p v share rc ran fails log
+    : >"$res/status.txt"
+    for i in "${!layouts[@]}"; do
+        p=${layouts[$i]%x*} v=${layouts[$i]#*x}
+        log=$res/np$p.vp$v.log
+        # an equal share of what is left for this and the later layouts; the
+        # program stops starting repetitions 30 s before its share ends
+        # (one repetition up to 1 MiB takes seconds), the timeout 20 s after it
+        share=$(( ($(left) - 20) / (${#layouts[@]} - i) ))
+        if [ "$share" -lt 40 ]; then
+            echo "np=$p vp=$v: not run, ${share}s of the budget left for it" | tee -a "$res/status.txt"
+            status=1
+            continue
+        fi
+        echo "== memkind-stress: -np $p +vp $v, up to $reps repetitions in ${share}s"
+        MEMKIND_REPEAT=$reps MEMKIND_SECONDS=$((share - 30)) GPU_TEST_MAX_BYTES=1048576 \
+            timeout $((share + 20)) "$prefix/bin/ampirun" --timeout "$share" -np "$p" +vp "$v" "$bin" >"$log" 2>&1
+        rc=$?
+        ran=$(grep -c '^gpu_memkind: repetition .* done' "$log")
+        fails=$(grep -c '^FAIL' "$log")
+        echo "np=$p vp=$v: $ran of $reps repetitions, $fails FAIL line(s), exit $rc$(grep -q '^gpu_memkind: OK$' "$log" ||
+            echo ', no OK line')" | tee -a "$res/status.txt"
+        [ "$rc" = 0 ] && [ "$fails" = 0 ] && grep -q '^gpu_memkind: OK$' "$log" || status=1
+        [ "$ran" -ge "$reps" ] || status=1 # fewer than asked is not a pass of the stress mode
+        grep -m 5 '^FAIL' "$log"
+    done
     return $status
 }
 
@@ -521,6 +608,7 @@ run_action() {
     privat-gpu) privat_gpu_action ;;
     osu74-exit) osu74_exit_action ;;
     osu74-rma) osu74_rma_action ;;
+    memkind-stress) memkind_stress_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" ;;

@@ -24,7 +24,9 @@
  * allocation may get the same memory back, and a library that still
  * touched it, or kept a stale description of it, delivers wrong bytes.
  *
- * Environment: MEMKIND_REPEAT=N repeats the whole (stress mode);
+ * Environment: MEMKIND_REPEAT=N repeats the whole (stress mode; rank 0
+ * prints a line after each repetition); MEMKIND_SECONDS=S starts no
+ * repetition after S seconds (the last line says how many ran);
  * MEMKIND_KINDS=host,pinned,device,pool,userpool,managed,peer picks kinds;
  * MEMKIND_SIZES=0,65536,... picks sizes; GPU_TEST_MAX_BYTES caps them.
  */
@@ -359,8 +361,19 @@ int main(int argc, char **argv)
     c.stage = NULL;
     GT_CUDA(cudaMallocHost((void **)&c.stage, 1));
 
+    /* MEMKIND_SECONDS=S: no repetition starts once S seconds have passed
+     * (rank 0's clock, broadcast, so that every rank runs as many) */
+    const char *secs = getenv("MEMKIND_SECONDS");
+    double budget = secs && atof(secs) > 0 ? atof(secs) : 0, t0 = MPI_Wtime();
     long cases = 0;
+    int done = 0;
     for (c.rep = 0; c.rep < repeat; c.rep++) {
+        if (budget > 0 && c.rep > 0) {
+            int stop = rank == 0 && MPI_Wtime() - t0 >= budget;
+            MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            if (stop)
+                break;
+        }
         for (int i = 0; i < nsizes; i++)
             for (int sk = 0; sk < K_COUNT; sk++)
                 for (int rk = 0; rk < K_COUNT; rk++) {
@@ -371,12 +384,20 @@ int main(int argc, char **argv)
                         cases++;
                     }
                 }
-        if (errs && getenv("MEMKIND_STOP_ON_ERROR"))
+        done++;
+        int all = errs;
+        if (repeat > 1) { /* progress of a stress run, which may be cut short from outside */
+            MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            if (rank == 0)
+                gt_note("gpu_memkind: repetition %d of %d done after %.1f s, %d failure(s) so far", done, repeat,
+                        MPI_Wtime() - t0, all);
+        }
+        if (all && getenv("MEMKIND_STOP_ON_ERROR")) /* every rank alike where repeating */
             break;
     }
     if (rank == 0)
-        gt_note("gpu_memkind: %ld exchanges of %d messages at most per rank, %d repetition(s), %d GPU(s)", cases,
-                SLOTS, repeat, ndev);
+        gt_note("gpu_memkind: %ld exchanges of %d messages at most per rank, %d of %d repetition(s)%s, %d GPU(s)",
+                cases, SLOTS, done, repeat, done < repeat ? " (MEMKIND_SECONDS spent)" : "", ndev);
     free(pattern);
     GT_CUDA(cudaFreeHost(c.stage));
     GT_CUDA(cudaStreamSynchronize(c.stream));
