@@ -87,6 +87,11 @@
 #                            how many repetitions each layout ran (fewer than asked fails the
 #                            action: the seconds a repetition takes there are not known yet),
 #                            its FAIL lines and exit status
+#   memkind-bisect   ~480 s  gpu_memkind -np 2 +vp 8 on pool/managed/device buffers of 64 KiB
+#                            and 1 MiB, repeated in an equal share of the budget under each
+#                            of MEMKIND_VARIANTS (default: as built; AMPI_GPU_IPC=0;
+#                            AMPI_GPU_IPC_CACHE=off; UCX_TLS=^cuda_ipc,tcp; UCX_MEMTYPE_CACHE=n):
+#                            repetitions and FAIL lines per variant in status.txt
 #   privat-gpu       ~150 s  globals privatization with device code: Jacobi3D (CUDA
 #                            kernels) built with ampicc -privatize, its -D/-H/-cpu checks
 #                            at -np 1 +vp N and -np 2 +vp N; test/privat/run.sh
@@ -146,7 +151,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480
+    [sweep-hh]=40 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -586,6 +591,51 @@ memkind_stress_action() {
     return $status
 }
 
+# memkind_bisect_action: the +vp wrong-data hunt -- gpu_memkind at -np 2
+# +vp 8 on pool, user-pool, managed and device buffers of 64 KiB and 1 MiB,
+# repeated within an equal share of the budget under each of
+# MEMKIND_VARIANTS (';'-separated environment settings; "default" = none):
+# status.txt gives, per variant, the repetitions run and the FAIL lines,
+# so that one call says which route or cache the failures follow.
+memkind_bisect_action() {
+    need_prefix || return 1
+    local res=${out:-$work}/memkind-bisect status=0
+    local variants=${MEMKIND_VARIANTS:-default;AMPI_GPU_IPC=0;AMPI_GPU_IPC_CACHE=off;UCX_TLS=^cuda_ipc,tcp;UCX_MEMTYPE_CACHE=n}
+    [ "$dry" = 1 ] && { echo "== memkind-bisect: $variants"; return 0; }
+    mkdir -p "$res"
+    AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build bash test/gpu/run.sh --build-only gpu_memkind >"$res/build.log" 2>&1 ||
+        { echo "memkind-bisect: building gpu_memkind failed"; cat "$res/build.log"; return 1; }
+    local bin=$PWD/.build/gpu/gpu_memkind v n=0 i=0 share rc ran fails log
+    local IFS=';'
+    for v in $variants; do n=$((n + 1)); done
+    : >"$res/status.txt"
+    for v in $variants; do
+        IFS=' '
+        share=$(( ($(left) - 20) / (n - i) ))
+        i=$((i + 1))
+        log=$res/variant$i.log
+        if [ "$share" -lt 40 ]; then
+            echo "[$v]: not run, ${share}s of the budget left for it" | tee -a "$res/status.txt"
+            IFS=';'
+            continue
+        fi
+        local envs=()
+        [ "$v" != default ] && read -r -a envs <<<"$v"
+        echo "== memkind-bisect: [$v] -np 2 +vp 8 for ${share}s"
+        env "${envs[@]}" MEMKIND_REPEAT=1000 MEMKIND_SECONDS=$((share - 30)) MEMKIND_KINDS=pool,userpool,managed,device \
+            MEMKIND_SIZES=65536,1048576 timeout $((share + 20)) "$prefix/bin/ampirun" --timeout "$share" -np 2 +vp 8 \
+            "$bin" >"$log" 2>&1
+        rc=$?
+        ran=$(grep -c '^gpu_memkind: repetition .* done' "$log")
+        fails=$(grep -c '^FAIL' "$log")
+        echo "[$v]: $ran repetitions, $fails FAIL line(s), exit $rc" | tee -a "$res/status.txt"
+        grep -m 3 '^FAIL' "$log" | tee -a "$res/status.txt"
+        [ "$fails" = 0 ] && [ "$rc" = 0 ] || status=1
+        IFS=';'
+    done
+    return $status
+}
+
 p2p="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
 coll="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
 run_action() {
@@ -609,6 +659,7 @@ run_action() {
     osu74-exit) osu74_exit_action ;;
     osu74-rma) osu74_rma_action ;;
     memkind-stress) memkind_stress_action ;;
+    memkind-bisect) memkind_bisect_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" ;;

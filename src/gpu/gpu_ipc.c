@@ -8,6 +8,7 @@
  * Imports: (peer, handle) -> mapped address.  A new allocation has a new
  * handle, so a stale mapping can only be unused, never wrong; the table is
  * bounded and unused mappings are closed, oldest first, when it is full. */
+#include "core/core_settings.h"
 #include "gpu/gpu_ipc.h"
 #include "gpu/gpu_internal.h"
 #include "util/util_log.h"
@@ -194,17 +195,36 @@ void *gpu_ipc_import(int peer, const gpu_ipc_desc_t *d, void **token)
     return addr;
 }
 
+/* AMPI_GPU_IPC_CACHE (on): keep unused mappings for the next message. */
+static bool keep_mappings(void)
+{
+    static int keep = -1; /* every thread reads the same value */
+    if (keep < 0)
+        keep = core_setting_bool(CORE_SET_GPU_IPC_CACHE);
+    return keep;
+}
+
 void gpu_ipc_release(void *token)
 {
     CUdeviceptr mapped = (CUdeviceptr)(uintptr_t)token;
+    bool keep = keep_mappings();
+    CUcontext previous = NULL;
+    bool entered = !keep && gpu_ctx_enter(&previous) == 0;
     pthread_mutex_lock(&ipc_lock);
     for (int i = 0; i < nimports; i++) {
         if (imports[i].mapped == mapped) {
-            imports[i].refs--;
+            /* without the cache the mapping goes before the peer hears that
+             * the copy is done, so it never outlives the peer's allocation */
+            if (--imports[i].refs == 0 && entered) {
+                gpu_drv.IpcCloseMemHandle(imports[i].mapped);
+                imports[i] = imports[--nimports];
+            }
             break;
         }
     }
     pthread_mutex_unlock(&ipc_lock);
+    if (entered)
+        gpu_ctx_leave(previous);
 }
 
 void gpu_ipc_fini(void)

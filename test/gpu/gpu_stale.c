@@ -18,7 +18,8 @@
  * exercised.
  *
  * Then pinned (cudaMallocHost) and managed (cudaMallocManaged) buffers go
- * to and from host, device, pinned and managed buffers.
+ * to and from host, device, pinned and managed buffers.  Last, a new
+ * allocation at a freed one's address must not get its CUDA IPC handle.
  */
 #define _GNU_SOURCE
 #include "gputest.h"
@@ -259,6 +260,46 @@ static int kinds(ctx_t *c)
     return errs;
 }
 
+/* The IPC route caches a peer's mapping by the allocation's handle
+ * (src/gpu/gpu_ipc.c): that is right only if a new allocation never gets
+ * the handle of a freed one, also at the same address.  Allocate, take the
+ * handle, free, and allocate again until the address repeats (a few tries):
+ * the two handles must differ.  Returns failures; *reused: whether the
+ * address repeated (the check ran). */
+static int handle_reuse(int rank, int *reused)
+{
+    const size_t sizes[] = {64 * KiB, 2 * MiB};
+    int errs = 0;
+    *reused = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        void *a = NULL, *b = NULL, *held[8];
+        int nheld = 0;
+        cudaIpcMemHandle_t ha, hb;
+        GT_CUDA(cudaMalloc(&a, sizes[k]));
+        GT_CUDA(cudaIpcGetMemHandle(&ha, a));
+        GT_CUDA(cudaFree(a));
+        for (int t = 0; t < 8; t++) {
+            GT_CUDA(cudaMalloc(&b, sizes[k]));
+            if (b == a)
+                break;
+            held[nheld++] = b; /* keep it, so that the next try gets other memory */
+            b = NULL;
+        }
+        if (b) {
+            (*reused)++;
+            GT_CUDA(cudaIpcGetMemHandle(&hb, b));
+            if (!memcmp(&ha, &hb, sizeof ha))
+                errs += gt_fail(rank, "a new %zu B allocation at the address of a freed one got the freed one's "
+                                      "IPC handle: a cached mapping of the old one would be taken for it",
+                                sizes[k]);
+            GT_CUDA(cudaFree(b));
+        }
+        while (nheld > 0)
+            GT_CUDA(cudaFree(held[--nheld]));
+    }
+    return errs;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, errs = 0;
@@ -303,6 +344,12 @@ int main(int argc, char **argv)
     }
 
     errs += kinds(&c);
+    int reused = 0, reused_all = 0;
+    errs += handle_reuse(rank, &reused);
+    MPI_Reduce(&reused, &reused_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        gt_note("gpu_stale: IPC handles compared after address reuse in %d case(s)%s", reused_all,
+                reused_all ? "" : " (NOTE: no address repeated, not exercised)");
     GT_CUDA(cudaFreeHost(c.stage));
     return gt_finish(rank, errs, "gpu_stale");
 }

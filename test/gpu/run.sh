@@ -240,13 +240,15 @@ fi
 # Every pair of memory kinds (gpu_memkind): four processes (2 per GPU on a
 # two-GPU machine), and each route between processes with four ranks a
 # process -- the UCX route, the IPC route pushing or pulling at every size,
-# the staging fallback below -- up to 1 MiB.  GPU_MEMKIND_STRESS=N: each of
+# the IPC route unmapping after every copy (AMPI_GPU_IPC_CACHE=off), the
+# staging fallback below -- up to 1 MiB.  GPU_MEMKIND_STRESS=N: each of
 # -np 2, -np 4, -np 1 +vp 4 and -np 2 +vp 8 once more, repeating the whole
 # test N times (MEMKIND_REPEAT) up to 1 MiB.
 if has gpu_memkind; then
     run_case "gpu/gpu_memkind np=4 vp=4" gpu_memkind "$logdir/gpu_memkind.np4.log" \
         "$launcher" --timeout "$RUN_TIMEOUT" -np 4 +vp 4 "$bindir/gpu_memkind"
-    for route in ucx:AMPI_GPU_IPC=0 ipc-push-always:AMPI_GPU_IPC_PUSH_MIN=0 ipc-pull-always:AMPI_GPU_IPC_PUSH=0; do
+    for route in ucx:AMPI_GPU_IPC=0 ipc-push-always:AMPI_GPU_IPC_PUSH_MIN=0 ipc-pull-always:AMPI_GPU_IPC_PUSH=0 \
+        ipc-nocache:AMPI_GPU_IPC_CACHE=off; do
         run_case "gpu/gpu_memkind-${route%%:*} np=2 vp=8" gpu_memkind "$logdir/gpu_memkind.${route%%:*}.log" \
             env "${route#*:}" GPU_TEST_MAX_BYTES=1048576 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 8 \
             "$bindir/gpu_memkind"
