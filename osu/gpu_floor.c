@@ -5,7 +5,9 @@
  *     what the IPC route does) and on the source's stream ("push"), finished
  *     by polling an event (cuEventQuery), by cuStreamSynchronize, or by
  *     spinning on a host flag written by cuStreamWriteValue32 after the copy;
- *   - the CPU cost of issuing cuMemcpyAsync + cuEventRecord alone.
+ *   - the CPU cost of issuing cuMemcpyAsync + cuEventRecord alone;
+ *   - for 8 B and 64 KiB, a copy between pinned host memory and GPU0, each way
+ *     (what a small device collective reduced on host copies pays twice).
  * Build: cc -O2 -I$CUDA_HOME/include osu/gpu_floor.c -L$CUDA_HOME/lib64 -lcuda -o gpu_floor
  * (links libcuda: a benchmark, not part of the library). */
 #define _POSIX_C_SOURCE 200809L
@@ -131,6 +133,30 @@ int main(void)
             }
         }
     }
+    /* pinned host <-> device copies on GPU0's stream: the floor of a small
+     * device collective reduced on host copies (one copy each way) */
+    void *pinned;
+    CK(cuCtxSetCurrent(s[0].ctx));
+    CK(cuMemAllocHost(&pinned, 65536));
+    printf("# pinned host <-> device (GPU0), median us\n");
+    size_t hsizes[] = { 8, 65536 };
+    for (size_t si = 0; si < sizeof hsizes / sizeof hsizes[0]; si++)
+        for (int d2h = 0; d2h < 2; d2h++)
+            for (int w = 0; w < 3; w++) {
+                if (w == WAIT_SYNC)
+                    continue;
+                CUdeviceptr h = (CUdeviceptr)(uintptr_t)pinned;
+                for (int it = 0; it < WARMUP + ITERS; it++) {
+                    double d = one_copy(&s[0], d2h ? h : s[0].buf, d2h ? s[0].buf : h, hsizes[si], (wait_kind_t)w,
+                                        ++seq);
+                    if (it >= WARMUP)
+                        t[it - WARMUP] = d;
+                }
+                qsort(t, ITERS, sizeof t[0], cmp_double);
+                printf("%-10zu %-6s %-6s %-12s %10.2f %10.2f\n", hsizes[si], d2h ? "D->H" : "H->D", "GPU0",
+                       wait_name[w], t[ITERS / 2], t[0]);
+            }
+    CK(cuMemFreeHost(pinned));
     /* CPU cost of issuing a copy and an event record (no wait), per context */
     for (int i = 0; i < 2; i++) {
         CK(cuCtxSetCurrent(s[i].ctx));

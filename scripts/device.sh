@@ -61,6 +61,12 @@
 #                            -D/-H checks (DEVICE_GPU_TEST_JACOBI=0: without them)
 #   sweep-dd          ~45 s  osu_latency + osu_bw D-D up to 32 MiB under each
 #                            of SWEEP_VARIANTS (route settings, ';'-separated)
+#   sweep-allreduce  ~150 s  osu/gpu_floor (peer and pinned host<->device copies: the floor of
+#                            small device collectives), then osu_allreduce, osu_reduce and
+#                            osu_bcast D-D up to 1 MiB on 2 GPUs under SWEEP_AR_VARIANTS
+#                            (default: as built; AMPI_GPU_COLL_HOST_MAX=0, i.e. NCCL; the same
+#                            without NCCL; +vp 8 with and without host copies): the
+#                            host-copy limit's crossover (estimated, not measured yet)
 #   sweep-hh          ~40 s  osu_latency + osu_bw H-H up to 4 MiB, the same
 #                            way, under SWEEP_HH_VARIANTS (default: as built,
 #                            AMPI_SHM=0, ampirun --bind-to=none) and Open MPI
@@ -151,7 +157,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480
+    [sweep-hh]=40 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -366,18 +372,23 @@ privat_gpu_action() {
 # runs the whole list N times, variants interleaved, so that a slow spell of
 # the machine hits every variant alike (compare medians over the rounds),
 # after one discarded warm-up run (SWEEP_WARMUP=0: none).
-# Writes NAME/sweep.csv (variant,benchmark,size,value,round).
+# Writes NAME/sweep.csv (variant,benchmark,size,value,round).  PROGS (5th
+# argument, default "osu_latency osu_bw") may name collectives of osu/
+# (osu_allreduce, ...: all buffers on the device with D-D, no placement
+# words); a variant word +vp=N runs N ranks on the 2 processes.
 sweep_action() {
-    local name=$1 placement=$2 max=$3 variants=$4
+    local name=$1 placement=$2 max=$3 variants=$4 progs=${5:-osu_latency osu_bw}
     need_prefix || return 1
     local dir=$work/$name res=${out:-$work}/$name
     mkdir -p "$dir" "$res"
-    [ "$dry" = 1 ] && { echo "== $name: $variants"; return 0; }
-    local cuda=${CUDA_HOME:-/usr/local/cuda} prog
-    local srcs="osu/osu_common.c osu/osu_options.c osu/osu_device.c"
+    [ "$dry" = 1 ] && { echo "== $name: $progs: $variants"; return 0; }
+    local cuda=${CUDA_HOME:-/usr/local/cuda} prog srcs
     local flags="-std=c11 -O2 -DOSU_CUDA -I$cuda/include" libs="-L$cuda/lib64 -lcudart"
     local ucx_lib=$PWD/.deps/ucx/libucx/lib
-    for prog in osu_latency osu_bw; do
+    is_coll() { case $1 in osu_allreduce | osu_bcast | osu_reduce | osu_allgather | osu_alltoall | osu_barrier) return 0 ;; esac; return 1; }
+    for prog in $progs; do
+        srcs="osu/osu_common.c osu/osu_options.c osu/osu_device.c"
+        is_coll "$prog" && srcs="osu/osu_coll.c osu/osu_coll_options.c osu/osu_options.c osu/osu_device.c"
         # shellcheck disable=SC2086 # flag lists are split on purpose
         "$prefix/bin/ampicc" $flags -o "$dir/$prog" osu/$prog.c $srcs $libs >"$res/build.log" 2>&1 ||
             { echo "$name: building $prog failed"; cat "$res/build.log"; return 1; }
@@ -393,18 +404,24 @@ sweep_action() {
     # one untimed run first (SWEEP_WARMUP=0: none): the first run on a fresh
     # machine can be up to 2x slower at every size (BENCHMARKS.md,
     # 2026-11-22, 2 x H200, 343bb73, change 1a5d58d)
+    # placement words (D D) and the smallest size: point-to-point programs only
+    place_args() { is_coll "$1" && return 0; printf '%s\n' "${placement%-*}" "${placement#*-}"; }
+    local first=${progs%% *} min
     if [ "${SWEEP_WARMUP:-1}" != 0 ]; then
         echo "== $name: warm-up (discarded)"
-        timeout 90 "$prefix/bin/ampirun" --timeout 80 -np 2 "$dir/osu_bw" "${dev_args[@]}" -m "1:$max" \
-            "${placement%-*}" "${placement#*-}" >/dev/null 2>&1
+        # shellcheck disable=SC2046 # two words or none
+        timeout 90 "$prefix/bin/ampirun" --timeout 80 -np 2 "$dir/$first" "${dev_args[@]}" -m "8:$max" \
+            $(place_args "$first") >/dev/null 2>&1
     fi
     local IFS=';' v round
     for ((round = 1; round <= ${SWEEP_ROUNDS:-1}; round++)); do
     for v in $variants; do
         IFS=' '
-        for prog in osu_latency osu_bw; do
+        for prog in $progs; do
             [ "$(left)" -gt 30 ] || { echo "$name: budget spent before round $round $v $prog"; return 0; }
             local envs=() launcher_args=() word cmd
+            min=1
+            is_coll "$prog" && min=8
             if [ "$v" = ompi ]; then
                 [ -x "$dir/$prog.ompi" ] || continue
                 cmd=(mpirun -np 2 --bind-to core --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any
@@ -412,20 +429,39 @@ sweep_action() {
             else
                 if [ "$v" != default ]; then
                     for word in $v; do
-                        case $word in --*) launcher_args+=("$word") ;; *) envs+=("$word") ;; esac
+                        case $word in
+                        --*) launcher_args+=("$word") ;;
+                        +vp=*) launcher_args+=(+vp "${word#+vp=}") ;;
+                        *) envs+=("$word") ;;
+                        esac
                     done
                 fi
                 cmd=("$prefix/bin/ampirun" --timeout 80 "${launcher_args[@]}" -np 2 "$dir/$prog")
             fi
             echo "== $name: round $round: $v $prog"
-            env "${envs[@]}" timeout 90 "${cmd[@]}" "${dev_args[@]}" -m "1:$max" \
-                "${placement%-*}" "${placement#*-}" 2>&1 | tee "$dir/run.log" | grep -v '^#'
+            # shellcheck disable=SC2046 # two words or none
+            env "${envs[@]}" timeout 90 "${cmd[@]}" "${dev_args[@]}" -m "$min:$max" \
+                $(place_args "$prog") 2>&1 | tee "$dir/run.log" | grep -v '^#'
             awk -v v="$v" -v p="$prog" -v r="$round" '/^[0-9]/ { print v "," p "," $1 "," $2 "," r }' "$dir/run.log" \
                 >>"$res/sweep.csv"
         done
         IFS=';'
     done
     done
+}
+
+# floor_action NAME: osu/gpu_floor (what copies cost on this machine:
+# peer copies, pinned host <-> device copies, each finished by an event or
+# a host flag) into NAME/gpu_floor.txt.
+floor_action() {
+    local res=${out:-$work}/$1 cuda=${CUDA_HOME:-/usr/local/cuda}
+    [ "$dry" = 1 ] && { echo "== $1: gpu_floor"; return 0; }
+    mkdir -p "$res" "$work"
+    cc -O2 -I"$cuda/include" osu/gpu_floor.c -L"$cuda/lib64/stubs" -lcuda -o "$work/gpu_floor" >"$res/floor-build.log" 2>&1 ||
+        { echo "$1: building gpu_floor failed"; cat "$res/floor-build.log"; return 1; }
+    echo "== $1: gpu_floor"
+    timeout 120 "$work/gpu_floor" 2>&1 | tee "$res/gpu_floor.txt"
+    return 0
 }
 
 # host_test_action: host MPI test programs under ampirun's matrix and the
@@ -663,6 +699,11 @@ run_action() {
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" ;;
+    sweep-allreduce)
+        # the floor (gpu_floor: peer and pinned host copies) in the same call
+        floor_action sweep-allreduce &&
+            sweep_action sweep-allreduce D-D 1048576 "${SWEEP_AR_VARIANTS:-default;AMPI_GPU_COLL_HOST_MAX=0;AMPI_GPU_COLL_HOST_MAX=0 AMPI_NCCL=0;+vp=8;+vp=8 AMPI_GPU_COLL_HOST_MAX=0}" \
+                "osu_allreduce osu_reduce osu_bcast" ;;
     host-test) host_test_action ;;
     scale-p2p) scale_osu_action scale-p2p "osu_multi_lat osu_mbw_mr" ;;
     scale-coll) scale_osu_action scale-coll "osu_allreduce osu_bcast osu_allgather osu_alltoall" ;;
