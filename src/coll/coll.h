@@ -189,6 +189,8 @@ int coll_local_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, 
  * such a type; the coll_nc_* forms take the user's arguments (counts NULL:
  * the uniform form) and return the error class of the call they make. */
 bool coll_nc_type(MPI_Datatype dt);
+/* MPI_Reduce_local on such a type (coll_noncontig_red.c): an error class. */
+int coll_nc_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op);
 int coll_nc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, int me);
 int coll_nc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                     int recvcount, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, int me, int n);

@@ -262,6 +262,11 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Allreduce");
     COLL_INTER(c, coll_inter_allreduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count }, datatype, op, NULL), "MPI_Allreduce");
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_allreduce(r, c, sendbuf, recvbuf, count, datatype, op, NULL);
+        COLL_CHECK(c, nerr, nerr, "MPI_Allreduce");
+        return MPI_SUCCESS;
+    }
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll_op_t o;
     /* count * size: a type that fails the check below stages nothing */
@@ -290,6 +295,11 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Iallreduce");
     COLL_INTER_NB(c, request, coll_inter_allreduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count }, datatype, op, request), "MPI_Iallreduce");
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_allreduce(r, c, sendbuf, recvbuf, count, datatype, op, request);
+        COLL_CHECK(c, nerr, nerr, "MPI_Iallreduce");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count };
     int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op, false);
     if (!err)

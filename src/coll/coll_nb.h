@@ -69,6 +69,18 @@ int coll_nc_nb_run(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int t
                    bool recv_many);
 int coll_nc_nb_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag);
 
+/* Reductions on such types (coll_noncontig_red.c): the blocking form with
+ * request NULL, else the nonblocking one (persistent while capturing);
+ * each checks its arguments and returns an error class. */
+int coll_nc_reduce(p2p_rank_t *r, core_comm_t *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                   MPI_Op op, int root, MPI_Request *request);
+int coll_nc_allreduce(p2p_rank_t *r, core_comm_t *c, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype dt, MPI_Op op, MPI_Request *request);
+int coll_nc_reduce_scatter(p2p_rank_t *r, core_comm_t *c, const void *sendbuf, void *recvbuf,
+                           const int *recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op, MPI_Request *request);
+int coll_nc_scan(p2p_rank_t *r, core_comm_t *c, bool exclusive, const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype dt, MPI_Op op, MPI_Request *request);
+
 /* Frees the finished helper threads, the sequence tables and the cached
  * scratch space.  Called once after the PE's scheduler has returned (every
  * helper is DONE then). */

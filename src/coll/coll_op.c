@@ -118,6 +118,10 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 {
     P2P_ENTER(r, "MPI_Reduce_local");
     (void)r;
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_reduce_local(inbuf, inoutbuf, count, datatype, op);
+        return nerr ? core_error(NULL, nerr, "MPI_Reduce_local") : MPI_SUCCESS;
+    }
     int err = coll_check_buf(inbuf, count, datatype);
     if (!err)
         err = coll_check_buf(inoutbuf, count, datatype);

@@ -88,6 +88,11 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Reduce_scatter_block");
     COLL_INTER(c, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount }, datatype, op, NULL), "MPI_Reduce_scatter_block");
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_reduce_scatter(r, c, sendbuf, recvbuf, NULL, recvcount, datatype, op, NULL);
+        COLL_CHECK(c, nerr, nerr, "MPI_Reduce_scatter_block");
+        return MPI_SUCCESS;
+    }
     coll_op_t o;
     int err = check_block(sendbuf, recvbuf, recvcount, datatype, op, &o);
     coll_nccl_call_t nc = { COLL_NCCL_REDUCE_SCATTER, sendbuf, recvbuf, (size_t)recvcount, datatype, op, 0 };
@@ -124,6 +129,11 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Reduce_scatter");
     COLL_INTER(c, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts }, datatype, op, NULL), "MPI_Reduce_scatter");
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_reduce_scatter(r, c, sendbuf, recvbuf, recvcounts, 0, datatype, op, NULL);
+        COLL_CHECK(c, nerr, nerr, "MPI_Reduce_scatter");
+        return MPI_SUCCESS;
+    }
     coll_op_t o;
     int err = check_vec(c, sendbuf, recvbuf, recvcounts, datatype, op, &o);
     if (!err)
@@ -143,6 +153,11 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce_scatter_block");
     COLL_INTER_NB(c, request, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount }, datatype, op, request), "MPI_Ireduce_scatter_block");
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_reduce_scatter(r, c, sendbuf, recvbuf, NULL, recvcount, datatype, op, request);
+        COLL_CHECK(c, nerr, nerr, "MPI_Ireduce_scatter_block");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount };
     int err = check_block(sendbuf, recvbuf, recvcount, datatype, op, &a.op);
     if (!err)
@@ -157,6 +172,11 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce_scatter");
     COLL_INTER_NB(c, request, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts }, datatype, op, request), "MPI_Ireduce_scatter");
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_reduce_scatter(r, c, sendbuf, recvbuf, recvcounts, 0, datatype, op, request);
+        COLL_CHECK(c, nerr, nerr, "MPI_Ireduce_scatter");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts };
     int err = check_vec(c, sendbuf, recvbuf, recvcounts, datatype, op, &a.op);
     if (!err)

@@ -242,6 +242,11 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Reduce");
     COLL_INTER(c, coll_inter_reduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root }, datatype, op, NULL), "MPI_Reduce");
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_reduce(r, c, sendbuf, recvbuf, count, datatype, op, root, NULL);
+        COLL_CHECK(c, nerr, nerr, "MPI_Reduce");
+        return MPI_SUCCESS;
+    }
     const void *in;
     coll_op_t o;
     bool am_root = c->rank == root;
@@ -271,6 +276,11 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce");
     COLL_INTER_NB(c, request, coll_inter_reduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root }, datatype, op, request), "MPI_Ireduce");
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_reduce(r, c, sendbuf, recvbuf, count, datatype, op, root, request);
+        COLL_CHECK(c, nerr, nerr, "MPI_Ireduce");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count, .root = root };
     int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &a.sbuf, &a.op, false);
     if (!err)

@@ -61,6 +61,11 @@ static int scan_entry(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
                       MPI_Comm comm, bool inclusive, const char *fn)
 {
     COLL_ENTER(r, c, comm, fn);
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_scan(r, c, !inclusive, sendbuf, recvbuf, count, datatype, op_handle, NULL);
+        COLL_CHECK(c, nerr, nerr, fn);
+        return MPI_SUCCESS;
+    }
     const void *in;
     coll_op_t op;
     int err = check(sendbuf, recvbuf, count, datatype, op_handle, &in, &op);
@@ -97,6 +102,11 @@ static int iscan_entry(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
                        MPI_Comm comm, MPI_Request *request, bool inclusive, const char *fn)
 {
     COLL_ENTER(r, c, comm, fn);
+    if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
+        int nerr = coll_nc_scan(r, c, !inclusive, sendbuf, recvbuf, count, datatype, op_handle, request);
+        COLL_CHECK(c, nerr, nerr, fn);
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count };
     int err = check(sendbuf, recvbuf, count, datatype, op_handle, &a.sbuf, &a.op);
     if (!err)

@@ -87,6 +87,9 @@ intercomm_split   all,6x6                0        -
 coll_noncontig    all                    0        -
 coll_noncontig_nb all                    0        -
 coll_noncontig_persist all               0        -
+coll_nc_reduce    all                    0        -
+coll_nc_reduce_nb all                    0        -
+coll_nc_reduce_persist all               0        -
 session           1x1,1x4,2x4,4x16       0        -
 errhandler        1x1,1x4,2x4,4x16       0        -
 '

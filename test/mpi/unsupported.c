@@ -81,33 +81,6 @@ static int stub_calls(int rank)
     return errs;
 }
 
-/* Collectives on a vector type (every other int): the library refuses them
- * before moving anything, on every rank alike. */
-static int gapped_collectives(int rank)
-{
-    int errs = 0, buf[2 * N], out[2 * N];
-    MPI_Datatype gapped;
-    MPI_Type_vector(N, 1, 2, MPI_INT, &gapped);
-    MPI_Type_commit(&gapped);
-    for (int i = 0; i < 2 * N; i++)
-        buf[i] = out[i] = 1000 + i;
-    /* (Bcast, Gather, Scatter, Allgather, Alltoall families take such types
-     * in every form: coll_noncontig.c, coll_noncontig_nb.c; reductions not
-     * yet) */
-    MPI_Request rq = MPI_REQUEST_NULL;
-    errs += expect_unsupported(rank, "MPI_Allreduce (vector type)",
-                               MPI_Allreduce(buf, out, 1, gapped, MPI_SUM, MPI_COMM_WORLD));
-    errs += expect_unsupported(rank, "MPI_Iallreduce (vector type)",
-                               MPI_Iallreduce(buf, out, 1, gapped, MPI_SUM, MPI_COMM_WORLD, &rq));
-    for (int i = 0; i < 2 * N; i++)
-        if (buf[i] != 1000 + i || out[i] != 1000 + i) {
-            errs += mt_fail(rank, "a refused collective wrote element %d", i);
-            break;
-        }
-    MPI_Type_free(&gapped);
-    return errs;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -116,7 +89,6 @@ int main(int argc, char **argv)
     errs += still_works(rank, size, 0);
     errs += stub_calls(rank);
     errs += still_works(rank, size, 1);
-    errs += gapped_collectives(rank);
     errs += still_works(rank, size, 2);
     char ok[80];
     snprintf(ok, sizeof ok, "unsupported: %d ranks OK", size);
