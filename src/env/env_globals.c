@@ -157,7 +157,9 @@ static void scan_object(const char *path, report_t *r)
     long n = env_globals_scan(path, note_symbol, r);
     if (n > 0) {
         if (!r->nobjects++)
-            snprintf(r->first_object, sizeof r->first_object, "%s", path);
+            snprintf(r->first_object, sizeof r->first_object, "%s",
+                     strncmp(path, "/proc/self/", 11) == 0 ? "the program (one copy per process: AMPI_PRIVATIZE=off)"
+                                                           : path);
         r->total += n;
     }
 }

@@ -124,6 +124,8 @@ for prog in $progs; do
             why="exit 0 with one copy per process: the program cannot tell shared globals"
         elif ! grep -q "^FAIL rank" "$log"; then
             why="exit $rc without FAIL lines"
+        elif ! grep -q 'warning: .*Writable ones found in the program (one copy per process' "$log"; then
+            why="no globals warning naming the program's shared copy"
         fi
         report_case "privat/$prog ${np}x$vp AMPI_PRIVATIZE=off fails" "$why" "$log"
     done
