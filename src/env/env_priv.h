@@ -38,7 +38,9 @@ typedef struct priv_libs {
  * other, reads them and records in image and in each of them the strings a
  * copy rewrites.  A library that cannot be privatized (no soname, a name
  * shorter than 6 characters, strings the linker merged with others) is left
- * to the dynamic loader, loaded once per process, with a warning. */
+ * to the dynamic loader, loaded once per process, with a warning.  The
+ * libraries left shared that the image finds through an rpath of $ORIGIN
+ * are loaded here, from the executable's folder. */
 void env_priv_find_libs(priv_object_t *image, priv_libs_t *libs);
 
 /* True when path names an object loaded once per rank (a copy of the image

@@ -16,11 +16,13 @@
  * names their variables.  A library is looked for as the loader does: in
  * LD_LIBRARY_PATH, the needing object's DT_RUNPATH or DT_RPATH ($ORIGIN
  * being the executable's directory: the image has none of its own), then
- * the system's directories. */
+ * the system's directories.  The shared libraries that an rpath of $ORIGIN
+ * finds are loaded once, ahead (preload_origin_libs). */
 #define _GNU_SOURCE
 #include "env/env_priv.h"
 #include "util/util_log.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -304,8 +306,36 @@ static void find_in(priv_object_t *o, priv_libs_t *libs, int self)
     }
 }
 
+/* The libraries that stay shared, found through an rpath of $ORIGIN: the
+ * loader would look for them next to the in-memory file of a copy, so
+ * they are loaded here, once per process, from the executable's folder (a
+ * copy's needed name then finds them by their soname). */
+static void preload_origin_libs(const priv_object_t *image, const priv_libs_t *libs)
+{
+    elf_dyn_t d;
+    if (!elf_dynamic(image->bytes, image->size, &d))
+        return;
+    ElfW(Xword) runpath = dyn_value(&d, DT_RUNPATH), rpath = dyn_value(&d, DT_RPATH);
+    const char *rp = dyn_string(image->bytes, &d, runpath != (ElfW(Xword))-1 ? runpath : rpath);
+    if (!rp || !strstr(rp, "ORIGIN"))
+        return;
+    for (size_t k = 0; k < d.ndyn && d.dyn[k].d_tag != DT_NULL; k++) {
+        const char *name = d.dyn[k].d_tag == DT_NEEDED ? dyn_string(image->bytes, &d, d.dyn[k].d_un.d_val) : NULL;
+        char path[PATH_MAX], real[PATH_MAX];
+        if (!name || strchr(name, '/') || !find_file(image->bytes, &d, name, path, sizeof path) ||
+            !realpath(path, real))
+            continue;
+        bool own = false;
+        for (int i = 0; i < libs->n; i++)
+            own = own || strcmp(libs->lib[i].path, real) == 0;
+        if (!own && !dlopen(real, RTLD_LAZY | RTLD_LOCAL))
+            util_warn("cannot load %s, which the program needs: %s", real, dlerror());
+    }
+}
+
 void env_priv_find_libs(priv_object_t *image, priv_libs_t *libs)
 {
     *libs = (priv_libs_t){ .lib = NULL, .n = 0 };
     find_in(image, libs, -1);
+    preload_origin_libs(image, libs);
 }
