@@ -82,7 +82,11 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Allgather");
-    COLL_INTER(c, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype }, NULL), "MPI_Allgather");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcount = recvcount, .rdt = recvtype };
+        return coll_inter_return(c, coll_inter_allgather(r, c, &a, NULL), "MPI_Allgather");
+    }
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
         return coll_nc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL, recvtype, comm,
                                   c->rank, c->size);
@@ -106,7 +110,11 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Allgatherv");
-    COLL_INTER(c, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype }, NULL), "MPI_Allgatherv");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype };
+        return coll_inter_return(c, coll_inter_allgather(r, c, &a, NULL), "MPI_Allgatherv");
+    }
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
         return coll_nc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0, displs, recvtype, comm,
                                   c->rank, c->size);
@@ -134,7 +142,12 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Iallgather");
-    COLL_INTER_NB(c, request, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype }, request), "MPI_Iallgather");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcount = recvcount, .rdt = recvtype };
+        int err = request ? coll_inter_allgather(r, c, &a, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Iallgather");
+    }
     int err = coll_nb_start_uniform(r, c, run_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     request);
     COLL_CHECK(c, err, err, "MPI_Iallgather");
@@ -147,7 +160,12 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Iallgatherv");
-    COLL_INTER_NB(c, request, coll_inter_allgather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype }, request), "MPI_Iallgatherv");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype };
+        int err = request ? coll_inter_allgather(r, c, &a, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Iallgatherv");
+    }
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf_nc(sendbuf, sendcount, sendtype);
     if (!err)
         err = coll_check_vec_nc(recvbuf, recvcounts, displs, c->size, recvtype);

@@ -261,7 +261,10 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Allreduce");
-    COLL_INTER(c, coll_inter_allreduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count }, datatype, op, NULL), "MPI_Allreduce");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count };
+        return coll_inter_return(c, coll_inter_allreduce(r, c, &a, datatype, op, NULL), "MPI_Allreduce");
+    }
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
         int nerr = coll_nc_allreduce(r, c, sendbuf, recvbuf, count, datatype, op, NULL);
         COLL_CHECK(c, nerr, nerr, "MPI_Allreduce");
@@ -294,7 +297,11 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Iallreduce");
-    COLL_INTER_NB(c, request, coll_inter_allreduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count }, datatype, op, request), "MPI_Iallreduce");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count };
+        int err = request ? coll_inter_allreduce(r, c, &a, datatype, op, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Iallreduce");
+    }
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
         int nerr = coll_nc_allreduce(r, c, sendbuf, recvbuf, count, datatype, op, request);
         COLL_CHECK(c, nerr, nerr, "MPI_Iallreduce");

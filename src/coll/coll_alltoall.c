@@ -76,7 +76,11 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Alltoall");
-    COLL_INTER(c, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype }, NULL), "MPI_Alltoall");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcount = recvcount, .rdt = recvtype };
+        return coll_inter_return(c, coll_inter_alltoall(r, c, &a, NULL), "MPI_Alltoall");
+    }
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
         return coll_nc_alltoallv(sendbuf, NULL, sendcount, NULL, sendtype, recvbuf, NULL, recvcount, NULL, recvtype,
                                  comm, c->size);
@@ -97,7 +101,11 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Alltoallv");
-    COLL_INTER(c, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype }, NULL), "MPI_Alltoallv");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype,
+                             .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype };
+        return coll_inter_return(c, coll_inter_alltoall(r, c, &a, NULL), "MPI_Alltoallv");
+    }
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) || coll_nc_type(recvtype)))
         return coll_nc_alltoallv(sendbuf, sendcounts, 0, sdispls, sendtype, recvbuf, recvcounts, 0, rdispls,
                                  recvtype, comm, c->size);
@@ -128,7 +136,12 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ialltoall");
-    COLL_INTER_NB(c, request, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype }, request), "MPI_Ialltoall");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcount = recvcount, .rdt = recvtype };
+        int err = request ? coll_inter_alltoall(r, c, &a, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Ialltoall");
+    }
     int err = coll_nb_start_uniform(r, c, run_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     request);
     COLL_CHECK(c, err, err, "MPI_Ialltoall");
@@ -141,7 +154,12 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ialltoallv");
-    COLL_INTER_NB(c, request, coll_inter_alltoall(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype }, request), "MPI_Ialltoallv");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype,
+                             .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype };
+        int err = request ? coll_inter_alltoall(r, c, &a, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Ialltoallv");
+    }
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS
                                       : coll_check_vec_nc(sendbuf, sendcounts, sdispls, c->size, sendtype);
     if (!err)

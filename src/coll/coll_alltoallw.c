@@ -101,7 +101,11 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Alltoallw");
-    COLL_INTER(c, coll_inter_alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, NULL), "MPI_Alltoallw");
+    if (UTIL_UNLIKELY(c->remote)) {
+        int err = coll_inter_alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                       recvtypes, NULL);
+        return coll_inter_return(c, err, "MPI_Alltoallw");
+    }
     int err = alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                         NULL);
     COLL_CHECK(c, err, err, "MPI_Alltoallw");
@@ -114,7 +118,12 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ialltoallw");
-    COLL_INTER_NB(c, request, coll_inter_alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, request), "MPI_Ialltoallw");
+    if (UTIL_UNLIKELY(c->remote)) {
+        int err = !request ? MPI_ERR_REQUEST
+                           : coll_inter_alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                                  recvcounts, rdispls, recvtypes, request);
+        return coll_inter_return(c, err, "MPI_Ialltoallw");
+    }
     if (!request)
         COLL_CHECK(c, true, MPI_ERR_REQUEST, "MPI_Ialltoallw");
     int err = alltoallw(r, c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,

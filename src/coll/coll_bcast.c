@@ -4,6 +4,7 @@
  * deepest part of the tree starts earliest.  Device buffers in a few ranks
  * take a flat tree instead (see bcast_flat). */
 #include "coll/coll_inter.h"
+#include "coll/coll_nc.h"
 #include "pt2pt/p2p.h"
 
 /* A device message costs ~8 us whatever its size up to ~1 MiB (one CUDA
@@ -87,8 +88,11 @@ static int inter_bcast(p2p_rank_t *r, core_comm_t *c, void *buffer, int count, M
     int err = coll_inter_check_root(c, root);
     bool used = root != MPI_PROC_NULL;
     if (!err && used)
-        err = buffer == MPI_IN_PLACE ? MPI_ERR_BUFFER : coll_check_buf(buffer, count, datatype);
-    coll_nb_args_t a = { .rbuf = buffer, .count = used ? coll_bytes((size_t)count, datatype) : 0, .root = root };
+        err = buffer == MPI_IN_PLACE ? MPI_ERR_BUFFER : coll_check_buf_nc(buffer, count, datatype);
+    if (!err && used && coll_nc_type(datatype)) /* packed on the host */
+        err = coll_nc_host(buffer, 1);
+    coll_nb_args_t a = { .rbuf = buffer, .rcount = count, .rdt = coll_nb_type(used, datatype),
+                         .count = used ? coll_bytes((size_t)count, datatype) : 0, .root = root };
     return err ? err : coll_inter_bcast(r, c, &a, request);
 }
 
@@ -96,7 +100,8 @@ static int inter_bcast(p2p_rank_t *r, core_comm_t *c, void *buffer, int count, M
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Bcast");
-    COLL_INTER(c, inter_bcast(r, c, buffer, count, datatype, root, NULL), "MPI_Bcast");
+    if (UTIL_UNLIKELY(c->remote))
+        return coll_inter_return(c, inter_bcast(r, c, buffer, count, datatype, root, NULL), "MPI_Bcast");
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) /* coll_noncontig.c */
         return coll_nc_bcast(buffer, count, datatype, root, comm, c->rank);
     int err = check(c, buffer, count, datatype, root);
@@ -123,7 +128,10 @@ static int run_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ibcast");
-    COLL_INTER_NB(c, request, inter_bcast(r, c, buffer, count, datatype, root, request), "MPI_Ibcast");
+    if (UTIL_UNLIKELY(c->remote)) {
+        int err = request ? inter_bcast(r, c, buffer, count, datatype, root, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Ibcast");
+    }
     int err = check(c, buffer, count, datatype, root);
     if (!err && UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_nb.c */
         coll_nb_args_t a = { .rbuf = buffer, .rcount = count, .rdt = datatype, .root = root };

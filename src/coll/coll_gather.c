@@ -41,7 +41,11 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Gather");
-    COLL_INTER(c, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, NULL), "MPI_Gather");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcount = recvcount, .rdt = recvtype, .root = root };
+        return coll_inter_return(c, coll_inter_gather(r, c, &a, NULL), "MPI_Gather");
+    }
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) ||
                       (c->rank == root && coll_nc_type(recvtype))))
         return coll_nc_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL, recvtype, root, comm,
@@ -63,7 +67,11 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Gatherv");
-    COLL_INTER(c, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root }, NULL), "MPI_Gatherv");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root };
+        return coll_inter_return(c, coll_inter_gather(r, c, &a, NULL), "MPI_Gatherv");
+    }
     if (UTIL_UNLIKELY((sendbuf != MPI_IN_PLACE && coll_nc_type(sendtype)) ||
                       (c->rank == root && coll_nc_type(recvtype))))
         return coll_nc_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0, displs, recvtype, root, comm,
@@ -96,7 +104,12 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Igather");
-    COLL_INTER_NB(c, request, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Igather");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcount = recvcount, .rdt = recvtype, .root = root };
+        int err = request ? coll_inter_gather(r, c, &a, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Igather");
+    }
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
         err = coll_check_buf_nc(recvbuf, recvcount, recvtype);
@@ -115,7 +128,12 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Igatherv");
-    COLL_INTER_NB(c, request, coll_inter_gather(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root }, request), "MPI_Igatherv");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root };
+        int err = request ? coll_inter_gather(r, c, &a, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Igatherv");
+    }
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
         err = coll_check_vec_nc(recvbuf, recvcounts, displs, c->size, recvtype);

@@ -11,6 +11,7 @@
  * meets a message of an earlier one (as for the blocking collectives,
  * coll.h). */
 #include "coll/coll_inter.h"
+#include "coll/coll_nc.h"
 
 int coll_inter_check_root(const core_comm_t *c, int root)
 {
@@ -76,15 +77,27 @@ int coll_inter_barrier(p2p_rank_t *r, core_comm_t *c, MPI_Request *request)
 
 /* The root sends to the receiving group's leader, which broadcasts in its
  * group.  A leader whose receive failed still broadcasts, so that its
- * group does not wait for ever. */
+ * group does not wait for ever.  Types with gaps travel packed (host
+ * buffers: the caller refused device ones). */
 static int run_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     if (a->root == MPI_PROC_NULL || a->count == 0)
         return MPI_SUCCESS;
-    if (a->root == MPI_ROOT)
-        return coll_send(r, c, a->rbuf, a->count, 0, tag);
-    int err = c->rank == 0 ? coll_recv(r, c, a->rbuf, a->count, a->root, tag) : MPI_SUCCESS;
-    coll_keep_err(&err, coll_bcast(r, c->local, a->rbuf, a->count, 0, tag));
+    bool packed = coll_nc_type(a->rdt);
+    void *buf = packed ? coll_host_scratch(a->count) : a->rbuf;
+    int err;
+    if (a->root == MPI_ROOT) {
+        if (packed)
+            dt_pack(a->rbuf, a->rcount, a->rdt, buf);
+        err = coll_send(r, c, buf, a->count, 0, tag);
+    } else {
+        err = c->rank == 0 ? coll_recv(r, c, buf, a->count, a->root, tag) : MPI_SUCCESS;
+        coll_keep_err(&err, coll_bcast(r, c->local, buf, a->count, 0, tag));
+        if (packed)
+            dt_unpack(buf, a->count, a->rbuf, a->rcount, a->rdt);
+    }
+    if (packed)
+        coll_host_scratch_free(buf);
     return err;
 }
 

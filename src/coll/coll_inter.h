@@ -13,10 +13,11 @@
  *  - data that goes from every rank of one group to every rank of the other
  *    (gather, scatter, alltoall) travels straight over the intercommunicator
  *    as typed transfers (coll_neighbor.h plans), so derived types work;
- *  - reductions and the all-to-all-of-a-group collectives run over the
- *    local intracommunicator, and the two leaders (local rank 0) exchange
- *    the group's result over the intercommunicator; these take contiguous
- *    types.
+ *  - reductions, broadcasts and allgathers run over the local
+ *    intracommunicator, and the two leaders (local rank 0) exchange the
+ *    group's result over the intercommunicator; the broadcasts within a
+ *    group carry types with gaps packed (host buffers); the reductions take
+ *    contiguous types.
  * MPI_IN_PLACE has no meaning on an intercommunicator: MPI_ERR_BUFFER. */
 #ifndef AMPI_COLL_INTER_H
 #define AMPI_COLL_INTER_H
@@ -26,7 +27,8 @@
 /* root: MPI_ROOT, MPI_PROC_NULL (the root's group) or a rank of the remote
  * group (the other group). */
 int coll_inter_barrier(p2p_rank_t *r, core_comm_t *c, MPI_Request *request);
-/* a->rbuf, a->count bytes (the caller checked the buffer), a->root. */
+/* a->rbuf, a->rcount elements of a->rdt (MPI_DATATYPE_NULL where unused),
+ * a->count bytes, a->root; the caller checked the buffer. */
 int coll_inter_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, MPI_Request *request);
 int coll_inter_gather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, MPI_Request *request);
 int coll_inter_scatter(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, MPI_Request *request);
@@ -46,21 +48,11 @@ int coll_inter_alltoallw(p2p_rank_t *r, core_comm_t *c, const void *sendbuf, con
                          const int *sdispls, const MPI_Datatype *sdts, void *recvbuf, const int *rcounts,
                          const int *rdispls, const MPI_Datatype *rdts, MPI_Request *request);
 
-/* In MPI_Xxx: on an intercommunicator, runs CALL (an error class, with
- * request NULL) and returns through C's handler; in MPI_Ixxx the same,
- * MPI_ERR_REQUEST for a NULL request. */
-#define COLL_INTER(C, call, fn)                        \
-    if (UTIL_UNLIKELY((C)->remote)) {                  \
-        int inter_err_ = (call);                       \
-        COLL_CHECK(C, inter_err_, inter_err_, fn);     \
-        return MPI_SUCCESS;                            \
-    }
-#define COLL_INTER_NB(C, request, call, fn)            \
-    if (UTIL_UNLIKELY((C)->remote)) {                  \
-        int inter_err_ = request ? (call) : MPI_ERR_REQUEST; \
-        COLL_CHECK(C, inter_err_, inter_err_, fn);     \
-        return MPI_SUCCESS;                            \
-    }
+/* What MPI_Xxx / MPI_Ixxx return for err, through C's handler. */
+static inline int coll_inter_return(core_comm_t *c, int err, const char *fn)
+{
+    return err ? core_error(c, err, fn) : MPI_SUCCESS;
+}
 
 /* Shared by the files above (coll_inter.c). */
 int coll_inter_check_root(const core_comm_t *c, int root);

@@ -3,6 +3,7 @@
  * MPI_(I)allgather(v) over the local groups and their leaders, and
  * MPI_(I)alltoall(v,w) straight between the groups. */
 #include "coll/coll_inter.h"
+#include "coll/coll_nc.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -100,15 +101,21 @@ int coll_inter_reduce_scatter(p2p_rank_t *r, core_comm_t *c, coll_nb_args_t *a, 
     return err ? err : coll_inter_run(r, c, run_reduce_scatter, a, COLL_TAG_REDSCAT, request);
 }
 
-/* The v-form's blocks of rbuf (remote rank order), copied into `packed`
- * back to back (pack) or out of it. */
+/* The blocks of rbuf (remote rank order), copied into `packed` back to
+ * back (pack) or out of it; types with gaps through dt_pack/dt_unpack. */
 static void move_blocks(const coll_nb_args_t *a, int n, char *packed, bool pack)
 {
+    bool gaps = coll_nc_type(a->rdt);
     size_t at = 0;
     for (int i = 0; i < n; i++) {
-        size_t bytes = coll_bytes((size_t)a->rcounts[i], a->rdt);
-        void *block = coll_inter_block(a->rbuf, a->rdispls, 0, a->rdt, i);
-        if (pack)
+        int count = a->rcounts ? a->rcounts[i] : a->rcount;
+        size_t bytes = coll_bytes((size_t)count, a->rdt);
+        void *block = coll_inter_block(a->rbuf, a->rdispls, a->rcount, a->rdt, i);
+        if (gaps && pack)
+            dt_pack(block, count, a->rdt, packed + at);
+        else if (gaps)
+            dt_unpack(packed + at, bytes, block, count, a->rdt);
+        else if (pack)
             coll_copy(packed + at, block, bytes);
         else
             coll_copy(block, packed + at, bytes);
@@ -118,8 +125,9 @@ static void move_blocks(const coll_nb_args_t *a, int n, char *packed, bool pack)
 
 /* Allgather(v): every rank sends its block to the other group's leader,
  * which receives the blocks straight into its layout; then each leader
- * broadcasts its receive buffer in its group (the v-form's blocks packed
- * back to back, so that one message carries them). */
+ * broadcasts its receive buffer in its group: at once for uniform blocks
+ * of a plain type, else packed back to back, so that one message carries
+ * them. */
 static int run_allgather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     int n = c->size;
@@ -130,14 +138,14 @@ static int run_allgather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a,
                                     .count = a->rcounts ? a->rcounts[i] : a->rcount, .dt = a->rdt, .peer = i };
     int err = coll_plan_run(r, c, p, tag);
     coll_plan_free(p);
-    if (!a->rcounts) {
+    if (!a->rcounts && !coll_nc_type(a->rdt)) {
         coll_keep_err(&err, coll_bcast(r, c->local, a->rbuf, coll_bytes((size_t)a->rcount * (size_t)n, a->rdt), 0,
                                        tag));
         return err;
     }
     size_t total = 0;
     for (int i = 0; i < n; i++)
-        total += coll_bytes((size_t)a->rcounts[i], a->rdt);
+        total += coll_bytes((size_t)(a->rcounts ? a->rcounts[i] : a->rcount), a->rdt);
     char *packed = coll_scratch(total, a->rbuf);
     if (c->rank == 0)
         move_blocks(a, n, packed, true);
@@ -152,11 +160,10 @@ int coll_inter_allgather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a,
 {
     int n = c->size;
     int err = coll_inter_check_side(a->sbuf, NULL, NULL, a->scount, a->sdt, 1);
-    if (!err) /* the broadcast moves bytes: contiguous types */
-        err = a->rcounts ? coll_check_vec(a->rbuf, a->rcounts, a->rdispls, n, a->rdt)
-                         : coll_check_buf(a->rbuf, a->rcount, a->rdt);
-    if (!err && a->rbuf == MPI_IN_PLACE)
-        err = MPI_ERR_BUFFER;
+    if (!err)
+        err = coll_inter_check_side(a->rbuf, a->rcounts, a->rdispls, a->rcount, a->rdt, n);
+    if (!err && coll_nc_type(a->rdt)) /* packed on the host for the broadcast */
+        err = coll_nc_host(a->rbuf, 1);
     return err ? err : coll_inter_run(r, c, run_allgather, a, COLL_TAG_ALLGATHER, request);
 }
 

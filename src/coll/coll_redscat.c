@@ -87,7 +87,11 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Op op, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Reduce_scatter_block");
-    COLL_INTER(c, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount }, datatype, op, NULL), "MPI_Reduce_scatter_block");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount };
+        return coll_inter_return(c, coll_inter_reduce_scatter(r, c, &a, datatype, op, NULL),
+                                 "MPI_Reduce_scatter_block");
+    }
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
         int nerr = coll_nc_reduce_scatter(r, c, sendbuf, recvbuf, NULL, recvcount, datatype, op, NULL);
         COLL_CHECK(c, nerr, nerr, "MPI_Reduce_scatter_block");
@@ -128,7 +132,10 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Op op, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Reduce_scatter");
-    COLL_INTER(c, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts }, datatype, op, NULL), "MPI_Reduce_scatter");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts };
+        return coll_inter_return(c, coll_inter_reduce_scatter(r, c, &a, datatype, op, NULL), "MPI_Reduce_scatter");
+    }
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
         int nerr = coll_nc_reduce_scatter(r, c, sendbuf, recvbuf, recvcounts, 0, datatype, op, NULL);
         COLL_CHECK(c, nerr, nerr, "MPI_Reduce_scatter");
@@ -152,7 +159,11 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce_scatter_block");
-    COLL_INTER_NB(c, request, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount }, datatype, op, request), "MPI_Ireduce_scatter_block");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount };
+        int err = request ? coll_inter_reduce_scatter(r, c, &a, datatype, op, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Ireduce_scatter_block");
+    }
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
         int nerr = coll_nc_reduce_scatter(r, c, sendbuf, recvbuf, NULL, recvcount, datatype, op, request);
         COLL_CHECK(c, nerr, nerr, "MPI_Ireduce_scatter_block");
@@ -171,7 +182,11 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce_scatter");
-    COLL_INTER_NB(c, request, coll_inter_reduce_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts }, datatype, op, request), "MPI_Ireduce_scatter");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts };
+        int err = request ? coll_inter_reduce_scatter(r, c, &a, datatype, op, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Ireduce_scatter");
+    }
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
         int nerr = coll_nc_reduce_scatter(r, c, sendbuf, recvbuf, recvcounts, 0, datatype, op, request);
         COLL_CHECK(c, nerr, nerr, "MPI_Ireduce_scatter");

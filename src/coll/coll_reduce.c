@@ -241,7 +241,10 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Reduce");
-    COLL_INTER(c, coll_inter_reduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root }, datatype, op, NULL), "MPI_Reduce");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root };
+        return coll_inter_return(c, coll_inter_reduce(r, c, &a, datatype, op, NULL), "MPI_Reduce");
+    }
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
         int nerr = coll_nc_reduce(r, c, sendbuf, recvbuf, count, datatype, op, root, NULL);
         COLL_CHECK(c, nerr, nerr, "MPI_Reduce");
@@ -275,7 +278,11 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Ireduce");
-    COLL_INTER_NB(c, request, coll_inter_reduce(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root }, datatype, op, request), "MPI_Ireduce");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .count = (size_t)count, .root = root };
+        int err = request ? coll_inter_reduce(r, c, &a, datatype, op, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Ireduce");
+    }
     if (UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_red.c */
         int nerr = coll_nc_reduce(r, c, sendbuf, recvbuf, count, datatype, op, root, request);
         COLL_CHECK(c, nerr, nerr, "MPI_Ireduce");

@@ -40,7 +40,11 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Scatter");
-    COLL_INTER(c, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, NULL), "MPI_Scatter");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcount = recvcount, .rdt = recvtype, .root = root };
+        return coll_inter_return(c, coll_inter_scatter(r, c, &a, NULL), "MPI_Scatter");
+    }
     if (UTIL_UNLIKELY((c->rank == root && coll_nc_type(sendtype)) ||
                       (recvbuf != MPI_IN_PLACE && coll_nc_type(recvtype))))
         return coll_nc_scatterv(sendbuf, NULL, sendcount, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -62,7 +66,11 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Scatterv");
-    COLL_INTER(c, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, NULL), "MPI_Scatterv");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .sdt = sendtype,
+                             .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root };
+        return coll_inter_return(c, coll_inter_scatter(r, c, &a, NULL), "MPI_Scatterv");
+    }
     if (UTIL_UNLIKELY((c->rank == root && coll_nc_type(sendtype)) ||
                       (recvbuf != MPI_IN_PLACE && coll_nc_type(recvtype))))
         return coll_nc_scatterv(sendbuf, sendcounts, 0, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -95,7 +103,12 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Iscatter");
-    COLL_INTER_NB(c, request, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Iscatter");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                             .rcount = recvcount, .rdt = recvtype, .root = root };
+        int err = request ? coll_inter_scatter(r, c, &a, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Iscatter");
+    }
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
         err = coll_check_buf_nc(sendbuf, sendcount, sendtype);
@@ -114,7 +127,12 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Request *request)
 {
     COLL_ENTER_ANY(r, c, comm, "MPI_Iscatterv");
-    COLL_INTER_NB(c, request, coll_inter_scatter(r, c, &(coll_nb_args_t){ .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .sdt = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root }, request), "MPI_Iscatterv");
+    if (UTIL_UNLIKELY(c->remote)) {
+        coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .sdt = sendtype,
+                             .rbuf = recvbuf, .rcount = recvcount, .rdt = recvtype, .root = root };
+        int err = request ? coll_inter_scatter(r, c, &a, request) : MPI_ERR_REQUEST;
+        return coll_inter_return(c, err, "MPI_Iscatterv");
+    }
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
         err = coll_check_vec_nc(sendbuf, sendcounts, displs, c->size, sendtype);

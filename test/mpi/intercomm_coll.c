@@ -6,7 +6,8 @@
  * group, the root's remote rank in the other group).  Each rank checks
  * every element it receives -- data from the other group only -- and that
  * the ranks that receive nothing keep their buffers; a non-commutative
- * user op checks that reductions combine in rank order.  Then several
+ * user op checks that reductions combine in rank order, and types with gaps
+ * go through the broadcasts and allgathers.  Then several
  * nonblocking collectives in flight at once, a large message through the
  * leaders, and the argument errors (MPI_IN_PLACE, a bad root, MPI_Scan). */
 #include "mpitest.h"
@@ -422,6 +423,58 @@ static int check_bcast(const ic_t *x, int mode)
     return errs;
 }
 
+/* Types with gaps (every other int): a broadcast from the first rank of
+ * group A, and allgather(v) into such blocks (uniform, then v-form blocks
+ * one extent apart). */
+static int check_gaps(const ic_t *x, int mode)
+{
+    int errs = 0, ext = 2 * CNT - 1, n = x->rsize, len = 2 * n * ext + 1, sb[CNT], buf[2 * CNT];
+    int *rb = mt_malloc((size_t)len * sizeof *rb), *counts = mt_malloc((size_t)n * sizeof *counts),
+        *displs = mt_malloc((size_t)n * sizeof *displs);
+    MPI_Datatype st;
+    MPI_Type_vector(CNT, 1, 2, MPI_INT, &st);
+    MPI_Type_commit(&st);
+    int root = root_arg(x, true, 0);
+    fill(buf, 2 * CNT, SENTINEL);
+    for (int j = 0; j < CNT; j++) {
+        sb[j] = val(x->world, j);
+        if (root == MPI_ROOT)
+            buf[2 * j] = val(x->world, j);
+    }
+    COLL(mode, Bcast, bcast, (buf, 1, st, root, x->ic));
+    for (int k = 0; k < 2 * CNT; k++) {
+        int from = root == MPI_ROOT ? x->world : root >= 0 ? x->wr[0] : -1;
+        int want = k % 2 == 0 && from >= 0 ? val(from, k / 2) : SENTINEL;
+        if (buf[k] != want)
+            errs += mt_fail(x->world, "%s strided bcast (root %d): [%d] = %d, want %d", mode_name[mode], root, k,
+                            buf[k], want);
+    }
+    for (int v = 0; v < 2; v++) {
+        for (int i = 0; i < n; i++) {
+            counts[i] = 1;
+            displs[i] = 2 * i;
+        }
+        fill(rb, len, SENTINEL);
+        if (v)
+            COLL(mode, Allgatherv, allgatherv, (sb, CNT, MPI_INT, rb, counts, displs, st, x->ic));
+        else
+            COLL(mode, Allgather, allgather, (sb, CNT, MPI_INT, rb, 1, st, x->ic));
+        int step = v ? 2 * ext : ext;
+        for (int k = 0; k < len; k++) {
+            int i = k / step, off = k % step;
+            int want = i < n && off < ext && off % 2 == 0 ? val(x->wr[i], off / 2) : SENTINEL;
+            if (rb[k] != want)
+                errs += mt_fail(x->world, "%s strided allgather%s: [%d] = %d, want %d", mode_name[mode],
+                                v ? "v" : "", k, rb[k], want);
+        }
+    }
+    MPI_Type_free(&st);
+    free(rb);
+    free(counts);
+    free(displs);
+    return errs;
+}
+
 /* Several nonblocking collectives in flight at once, completed in reverse
  * order: each keeps its own messages. */
 static int check_overlap(const ic_t *x)
@@ -544,6 +597,7 @@ static int run_shape(const char *shape, bool in_a, int b_leader, MPI_Op affine, 
         errs += check_reduce(&x, mode, affine, pair);
         errs += check_allreduce(&x, mode, affine, pair);
         errs += check_alltoallw(&x, mode);
+        errs += check_gaps(&x, mode);
     }
     errs += check_overlap(&x);
     errs += check_large(&x);
