@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "env/env_crash.h"
 #include "rank/rank_ult.h"
+#include "util/util_sigsafe.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -72,51 +73,6 @@ void env_report_ranks(int proc, int first, int count)
     (void)w;
 }
 
-/* --- async-signal-safe output --- */
-
-static char *put_str(char *p, const char *s)
-{
-    while (*s)
-        *p++ = *s++;
-    return p;
-}
-
-static char *put_num(char *p, long long v)
-{
-    char digits[24];
-    int n = 0;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        digits[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *p++ = '-';
-    while (n)
-        *p++ = digits[--n];
-    return p;
-}
-
-static char *put_hex(char *p, uintptr_t v)
-{
-    char digits[20];
-    int n = 0;
-    do {
-        digits[n++] = "0123456789abcdef"[v & 15];
-        v >>= 4;
-    } while (v);
-    p = put_str(p, "0x");
-    while (n)
-        *p++ = digits[--n];
-    return p;
-}
-
-static void say(const char *msg, size_t len)
-{
-    ssize_t w = write(STDERR_FILENO, msg, len);
-    (void)w; /* nothing better to do if stderr is gone */
-}
-
 static const char *signal_name(int sig)
 {
     switch (sig) {
@@ -143,7 +99,7 @@ static const char *find_addr2line(void)
 static void run_addr2line(const char *tool, const char *object, uintptr_t address)
 {
     char addr[24];
-    *put_hex(addr, address) = '\0';
+    *util_sig_put_hex(addr, address) = '\0';
     pid_t pid = fork();
     if (pid == 0) {
         dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -186,10 +142,10 @@ static void print_backtrace(const void *uc)
         }
     const char *tool = find_addr2line();
     for (int i = first; i < n; i++) {
-        char line[48], *p = put_str(line, "  #");
-        p = put_num(p, i - first);
-        p = put_str(p, " ");
-        say(line, (size_t)(p - line));
+        char line[48], *p = util_sig_put_str(line, "  #");
+        p = util_sig_put_num(p, i - first);
+        p = util_sig_put_str(p, " ");
+        util_sig_say(line, p);
         backtrace_symbols_fd(&frames[i], 1, STDERR_FILENO);
         Dl_info info;
         /* system libraries carry no line tables: spare the fork */
@@ -203,7 +159,8 @@ static void print_backtrace(const void *uc)
         if (eh->e_type == ET_DYN)
             at -= (uintptr_t)info.dli_fbase;
         const char *object = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
-        say("      ", 6);
+        static const char indent[] = "      ";
+        util_sig_say(indent, indent + sizeof indent - 1);
         run_addr2line(tool, object, at);
     }
 }
@@ -221,13 +178,13 @@ static void report_signal(int rank, int sig)
 {
     if (!report_fd_intact())
         return;
-    char msg[80], *p = put_str(msg, "signal ");
-    p = put_num(p, this_proc);
-    p = put_str(p, " ");
-    p = put_num(p, rank);
-    p = put_str(p, " ");
-    p = put_num(p, sig);
-    p = put_str(p, "\n");
+    char msg[80], *p = util_sig_put_str(msg, "signal ");
+    p = util_sig_put_num(p, this_proc);
+    p = util_sig_put_str(p, " ");
+    p = util_sig_put_num(p, rank);
+    p = util_sig_put_str(p, " ");
+    p = util_sig_put_num(p, sig);
+    p = util_sig_put_str(p, "\n");
     ssize_t w = write(report_fd, msg, (size_t)(p - msg));
     (void)w;
 }
@@ -246,39 +203,39 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     bool foreign = prev && ((prev->sa_flags & SA_SIGINFO) || (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN));
     if (atomic_exchange(&fired, 1) == 0) {
         const rank_ult_t *u = rank_self();
-        char msg[256], *p = put_str(msg, "ampi: ");
+        char msg[256], *p = util_sig_put_str(msg, "ampi: ");
         if (u) {
-            p = put_str(p, "rank ");
-            p = put_num(p, u->id);
-            p = put_str(p, " (process ");
+            p = util_sig_put_str(p, "rank ");
+            p = util_sig_put_num(p, u->id);
+            p = util_sig_put_str(p, " (process ");
         } else {
-            p = put_str(p, "process ");
+            p = util_sig_put_str(p, "process ");
         }
-        p = put_num(p, this_proc);
-        p = put_str(p, u ? ", pid " : " (pid ");
-        p = put_num(p, getpid());
-        p = put_str(p, ") got signal ");
-        p = put_num(p, sig);
-        p = put_str(p, " (");
-        p = put_str(p, signal_name(sig));
-        p = put_str(p, ")");
+        p = util_sig_put_num(p, this_proc);
+        p = util_sig_put_str(p, u ? ", pid " : " (pid ");
+        p = util_sig_put_num(p, getpid());
+        p = util_sig_put_str(p, ") got signal ");
+        p = util_sig_put_num(p, sig);
+        p = util_sig_put_str(p, " (");
+        p = util_sig_put_str(p, signal_name(sig));
+        p = util_sig_put_str(p, ")");
         if (sig != SIGABRT && si->si_code > 0) {
-            p = put_str(p, " at address ");
-            p = put_hex(p, (uintptr_t)si->si_addr);
+            p = util_sig_put_str(p, " at address ");
+            p = util_sig_put_hex(p, (uintptr_t)si->si_addr);
         }
-        p = put_str(p, "\n");
-        say(msg, (size_t)(p - msg));
+        p = util_sig_put_str(p, "\n");
+        util_sig_say(msg, p);
         if (u)
             report_signal(u->id, sig);
         /* a sanitizer's or debugger's handler prints its own trace */
         if (!foreign) {
-            p = put_str(msg, "ampi: backtrace");
+            p = util_sig_put_str(msg, "ampi: backtrace");
             if (u) {
-                p = put_str(p, " of rank ");
-                p = put_num(p, u->id);
+                p = util_sig_put_str(p, " of rank ");
+                p = util_sig_put_num(p, u->id);
             }
-            p = put_str(p, ":\n");
-            say(msg, (size_t)(p - msg));
+            p = util_sig_put_str(p, ":\n");
+            util_sig_say(msg, p);
             print_backtrace(uc);
         }
     }
@@ -289,16 +246,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
             prev->sa_handler(sig);
         return;
     }
-    /* Die by the signal with the default action: a fault recurs when the
-     * handler returns to the faulting instruction; a sent signal (raise,
-     * abort, kill) is sent again and stays pending until we return. */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    if (si->si_code <= 0)
-        raise(sig);
+    util_sig_die_by(sig, si);
 }
 
 void env_crash_install(int proc)

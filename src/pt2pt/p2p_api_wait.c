@@ -36,6 +36,36 @@ static void drop_comm(core_comm_t *c)
         core_comm_release(c);
 }
 
+/* Requests retired together (Waitall, Testsome ...): the communicator of the
+ * first that failed, held until its error handler has run, for the
+ * MPI_ERR_IN_STATUS the call returns. */
+typedef struct {
+    bool failed;
+    core_comm_t *comm;
+} retire_set_t;
+
+/* Retires one request of a set; its status (if any) gets its own error code. */
+static void retire_in_set(retire_set_t *set, MPI_Request *h, MPI_Status *st)
+{
+    core_comm_t *c = hold_comm((*h)->c);
+    int err = p2p_req_retire(h, st);
+    if (err && !set->failed) {
+        set->failed = true;
+        set->comm = c;
+    } else {
+        drop_comm(c);
+    }
+    if (st != MPI_STATUS_IGNORE)
+        st->MPI_ERROR = err;
+}
+
+static int retire_set_end(retire_set_t *set, const char *func)
+{
+    int ret = set->failed ? core_error(set->comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
+    drop_comm(set->comm);
+    return ret;
+}
+
 static int retire_checked(MPI_Request *h, MPI_Status *st, const char *func)
 {
     core_comm_t *c = hold_comm((*h)->c);
@@ -178,8 +208,7 @@ static bool all_done(int count, MPI_Request reqs[]) { return first_running(count
 /* Retire every request of a completed set; MPI_ERR_IN_STATUS if any failed. */
 static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], const char *func)
 {
-    core_comm_t *failed_comm = NULL;
-    bool failed = false;
+    retire_set_t set = { false, NULL };
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
         if (req_inactive(reqs[i])) {
@@ -193,20 +222,9 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
                 st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
-        core_comm_t *c = hold_comm(reqs[i]->c);
-        int err = p2p_req_retire(&reqs[i], st);
-        if (err && !failed) {
-            failed = true;
-            failed_comm = c;
-        } else {
-            drop_comm(c);
-        }
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = err;
+        retire_in_set(&set, &reqs[i], st);
     }
-    int ret = failed ? core_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
-    drop_comm(failed_comm);
-    return ret;
+    return retire_set_end(&set, func);
 }
 
 #pragma weak MPI_Waitall = PMPI_Waitall
@@ -260,28 +278,16 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
         return MPI_SUCCESS;
     }
     int n = 0;
-    core_comm_t *failed_comm = NULL;
-    bool failed = false;
+    retire_set_t set = { false, NULL };
     for (int k = 0; i >= 0 && k < incount; k++) {
         if (req_inactive(reqs[k]) || !reqs[k]->complete)
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        core_comm_t *c = hold_comm(reqs[k]->c);
-        int err = p2p_req_retire(&reqs[k], st);
-        if (err && !failed) {
-            failed = true;
-            failed_comm = c;
-        } else {
-            drop_comm(c);
-        }
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = err;
+        retire_in_set(&set, &reqs[k], st);
         indices[n++] = k;
     }
     *outcount = n;
-    int ret = failed ? core_error(failed_comm, MPI_ERR_IN_STATUS, func) : MPI_SUCCESS;
-    drop_comm(failed_comm);
-    return ret;
+    return retire_set_end(&set, func);
 }
 
 #pragma weak MPI_Waitsome = PMPI_Waitsome

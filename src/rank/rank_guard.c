@@ -6,6 +6,7 @@
  * libraries' handlers behave as without us. */
 #define _GNU_SOURCE
 #include "rank/rank_guard.h"
+#include "util/util_sigsafe.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -49,41 +50,15 @@ const rank_ult_t *rank_guard_find(const void *addr)
     return NULL;
 }
 
-/* --- async-signal-safe message formatting (no stdio in a handler) --- */
-
-static char *put_str(char *p, const char *s)
-{
-    while (*s)
-        *p++ = *s++;
-    return p;
-}
-
-static char *put_num(char *p, long long v)
-{
-    char digits[24];
-    int n = 0;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        digits[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *p++ = '-';
-    while (n)
-        *p++ = digits[--n];
-    return p;
-}
-
 static void report_overflow(const rank_ult_t *ult)
 {
     char msg[160];
-    char *p = put_str(msg, "ampi: rank ");
-    p = put_num(p, ult->id);
-    p = put_str(p, " overflowed its ");
-    p = put_num(p, (long long)ult->stack_size);
-    p = put_str(p, "-byte stack (set AMPI_STACK_SIZE to a larger size)\n");
-    ssize_t written = write(STDERR_FILENO, msg, (size_t)(p - msg));
-    (void)written; /* nothing better to do if stderr is gone */
+    char *p = util_sig_put_str(msg, "ampi: rank ");
+    p = util_sig_put_num(p, ult->id);
+    p = util_sig_put_str(p, " overflowed its ");
+    p = util_sig_put_num(p, (long long)ult->stack_size);
+    p = util_sig_put_str(p, "-byte stack (set AMPI_STACK_SIZE to a larger size)\n");
+    util_sig_say(msg, p);
 }
 
 /* --- the handler --- */
@@ -94,22 +69,6 @@ static void (*overflow_hook)(int sig, const rank_ult_t *ult);
 void rank_guard_on_overflow(void (*hook)(int sig, const rank_ult_t *ult))
 {
     overflow_hook = hook;
-}
-
-/* Die by sig with the default action (so the exit status and core dump say
- * SIGSEGV, as without us). */
-static void die_by(int sig, const siginfo_t *si)
-{
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    /* A real fault recurs when the handler returns to the faulting
-     * instruction, now with the default action.  A signal sent by kill()
-     * would not: send it again; it stays pending until we return. */
-    if (si->si_code <= 0)
-        raise(sig);
 }
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
@@ -126,14 +85,14 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         report_overflow(ult);
         if (overflow_hook)
             overflow_hook(sig, ult);
-        die_by(sig, si);
+        util_sig_die_by(sig, si);
         return;
     }
     const struct sigaction *prev = sig == SIGBUS ? &prev_bus : &prev_segv;
     if (prev->sa_flags & SA_SIGINFO)
         prev->sa_sigaction(sig, si, uc);
     else if (prev->sa_handler == SIG_DFL || (prev->sa_handler == SIG_IGN && si->si_code > 0))
-        die_by(sig, si); /* a real fault cannot be ignored: the kernel would kill us anyway */
+        util_sig_die_by(sig, si); /* a real fault cannot be ignored: the kernel would kill us anyway */
     else if (prev->sa_handler != SIG_IGN)
         prev->sa_handler(sig);
 }
