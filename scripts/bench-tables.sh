@@ -2,10 +2,11 @@
 # scripts/bench-tables.sh -- the markdown tables of docs/benchmarking.md from
 # the CSVs of scripts/bench.sh; nothing in them is typed by hand.
 #
-# Usage: scripts/bench-tables.sh DIR [DIR ...]
+# Usage: scripts/bench-tables.sh [--brief] DIR [DIR ...]
 #   DIR: an output folder of scripts/bench.sh (rounds.csv, runs.csv,
 #   meta.txt, notes.txt).  With several (a result that was run again) every
 #   call gets its own tables, in the order given, so no run drops out.
+#   --brief: each side's median alone (no min-max, IQR, n), for a console.
 #
 # Per table (area, benchmark, placement) and size: each side's median of its
 # raw values over the rounds (round 0, the warm-up, and runs that exited
@@ -13,10 +14,13 @@
 # linear interpolation), the reference (the other side with the better
 # median at that size: lower time, higher bandwidth), the ratio of the two
 # medians (ours / reference) and in how many rounds ours beat the reference
-# of the same round.  Then the sizes where ours is worse, each side's
-# command, and every run's exit status.
+# of the same round.  Then the sizes where ours is worse, the geometric mean
+# of the ratios over the sizes, each side's command, and every run's exit
+# status.
 set -uo pipefail
-[ $# -ge 1 ] || { sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+brief=0
+[ "${1:-}" = --brief ] && { brief=1; shift; }
+[ $# -ge 1 ] || { sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 status=0
 n=0
 for dir in "$@"; do
@@ -31,7 +35,7 @@ for dir in "$@"; do
         [ -f "$dir/runs.csv" ] && tail -n +2 "$dir/runs.csv"
         echo "#rounds"
         tail -n +2 "$dir/rounds.csv"
-    } | awk -v dir="$dir" '
+    } | awk -v dir="$dir" -v brief="$brief" '
     function fmt(v) {
         if (v == "") return "-"
         if (v >= 100) return sprintf("%.0f", v)
@@ -55,6 +59,7 @@ for dir in "$@"; do
     }
     function stat(g) {
         if (!(g in cnt)) return "-"
+        if (brief) return fmt(q(g, 0.5))
         return fmt(q(g, 0.5)) " (" fmt(val[g, 0]) "-" fmt(val[g, cnt[g] - 1]) ", IQR " fmt(q(g, 0.75) - q(g, 0.25)) ", n " cnt[g] ")"
     }
     BEGIN { FS = "," }
@@ -126,14 +131,14 @@ for dir in "$@"; do
             sep = "|---|"
             # ours first, then the references
             if (t in has_ours) { for (j = ns[t]; j >= 1; j--) sides[t, j + 1] = sides[t, j]; sides[t, 1] = "ours"; ns[t]++ }
-            for (j = 1; j <= ns[t]; j++) { head = head " " sides[t, j] ": median (min-max, IQR, n) |"; sep = sep "---|" }
+            for (j = 1; j <= ns[t]; j++) { head = head " " sides[t, j] (brief ? ": median |" : ": median (min-max, IQR, n) |"); sep = sep "---|" }
             print head " reference | ours / reference | rounds ours better |"
             print sep "---|---:|---:|"
             # sizes in increasing order (few: insertion sort)
             m = nsz[t]
             for (a = 1; a <= m; a++) ss[a] = sizes[t, a]
             for (a = 2; a <= m; a++) { x = ss[a]; b = a - 1; while (b >= 1 && ss[b] > x) { ss[b + 1] = ss[b]; b-- } ss[b + 1] = x }
-            worse = ""; nworse = 0; ncmp = 0
+            worse = ""; nworse = 0; ncmp = 0; logsum = 0
             for (a = 1; a <= m; a++) {
                 size = ss[a]
                 line = "| " label(size, k[2]) " |"
@@ -161,14 +166,18 @@ for dir in "$@"; do
                         }
                     better = nb "/" np
                     ncmp++
+                    logsum += log(r)
                     if (higher ? r < 1 : r > 1) { nworse++; worse = worse (worse == "" ? "" : ", ") (k[2] == "jacobi3d" ? "ODF " : "") label(size, k[2]) " " ratio }
                 }
                 print line " " (ref == "" ? "-" : ref) " | " ratio " | " better " |"
             }
             print ""
-            if (ncmp > 0)
+            if (ncmp > 0) {
                 printf "Ours worse than the reference (ratio of medians) at %d of %d %s%s%s\n\n", nworse, ncmp,
                     k[2] == "jacobi3d" ? "configurations" : "sizes", nworse ? ": " : ".", worse
+                printf "Geometric mean of ours / reference over the %d %s: %.2f (%s is better)\n\n", ncmp,
+                    k[2] == "jacobi3d" ? "configurations" : "sizes", exp(logsum / ncmp), higher ? "higher" : "lower"
+            }
             if (nruns) {
                 for (j = 1; j <= ns[t]; j++) printf "- %s: `%s`\n", sides[t, j], command[t, sides[t, j]]
                 print ""

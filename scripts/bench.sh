@@ -27,6 +27,12 @@
 #   (Jacobi3D modes with GPUs, default "D"), OSU74_DIR (an OSU 7.4 source
 #   tree, never committed: the rma areas build it with ampicc and mpicc),
 #   OMPI_MPICXX (mpicxx).
+# Before/after: BENCH_BASE_PREFIX=DIR (an install of AMPI-UCX from another
+#   commit) makes the reference that install instead of Open MPI: every
+#   series of ours gets a twin built with DIR/bin/ampicc and run by
+#   DIR/bin/ampirun, interleaved with it round by round, under the side name
+#   BENCH_BASE_NAME (default "base"); Open MPI and NCCL do not run.  The
+#   tables' ratio is then ours / that build (scripts/device.sh compare).
 # Exit status: 1 when a build or any run failed (runs.csv has each status).
 # Commands are kept as strings (to log them verbatim) and split on purpose
 # when run; no path or argument here contains blanks.
@@ -56,6 +62,12 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 OMPI_MPICC=${OMPI_MPICC:-mpicc}
 OMPI_MPIRUN=${OMPI_MPIRUN:-mpirun}
 budget=${BENCH_BUDGET_S:-420}
+base_prefix=${BENCH_BASE_PREFIX:-}
+base_side=${BENCH_BASE_NAME:-base}
+if [ -n "$base_prefix" ]; then
+    [ -x "$base_prefix/bin/ampicc" ] || { echo "bench: no $base_prefix/bin/ampicc (BENCH_BASE_PREFIX)" >&2; exit 2; }
+    case $base_side in ours | *[!A-Za-z0-9._-]*) echo "bench: BENCH_BASE_NAME must be a plain word other than ours" >&2; exit 2 ;; esac
+fi
 run_timeout=${BENCH_RUN_TIMEOUT:-120}
 # Open MPI refuses root without these; NVLink multicast stays off.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
@@ -72,6 +84,7 @@ has_area() { case " $areas " in *" $1 "*) return 0 ;; esac; return 1; }
 
 rm -rf "$out"
 mkdir -p "$out/logs" "$out/build-ours" "$out/build-ompi"
+[ -n "$base_prefix" ] && mkdir -p "$out/build-$base_side"
 notes=$out/notes.txt # what was left out, and why: printed with the tables
 : >"$notes"
 echo "area,benchmark,placement,side,round,size,value,unit,status" >"$out/rounds.csv"
@@ -109,7 +122,12 @@ build_osu() { # side compiler
     done
 }
 build_osu ours "$AMPI_PREFIX/bin/ampicc" || status=1
-build_osu ompi "$OMPI_MPICC" || status=1
+if [ -n "$base_prefix" ]; then
+    build_osu "$base_side" "$base_prefix/bin/ampicc" || status=1
+    note "before/after: ours ($AMPI_PREFIX) against $base_side ($base_prefix), the same sources built with each one's ampicc and run by its ampirun; Open MPI does not run"
+else
+    build_osu ompi "$OMPI_MPICC" || status=1
+fi
 
 # The unmodified OSU 7.4 release (rma areas): configured and built once per
 # side in a copy of OSU74_DIR, with CUDA where GPUs are.
@@ -137,7 +155,7 @@ if has_area rma-host || has_area rma-device; then
 fi
 
 nccl_bin=""
-if has_area device-coll; then
+if has_area device-coll && [ -z "$base_prefix" ]; then
     inc="" lib=""
     for d in ${NCCL_HOME:+$NCCL_HOME/include} "$CUDA_HOME/include" /usr/include /usr/local/include; do
         [ -f "$d/nccl.h" ] && { inc=$d; break; }
@@ -160,9 +178,12 @@ fi
 if has_area jacobi; then
     nvcc=""
     [ "$ngpu" -ge 1 ] && nvcc=$CUDA_HOME/bin/nvcc
-    for side in ours ompi; do
+    jacobi_sides="ours ompi"
+    [ -n "$base_prefix" ] && jacobi_sides="ours $base_side"
+    for side in $jacobi_sides; do
         cc=$AMPI_PREFIX/bin/ampicc
         [ $side = ompi ] && cc=$OMPI_MPICC
+        [ $side = "$base_side" ] && [ -n "$base_prefix" ] && cc=$base_prefix/bin/ampicc
         make -C apps/jacobi3d MPICC="$cc" NVCC="$nvcc" BUILDDIR="$out/build-$side/jacobi" \
             >"$out/logs/build-jacobi-$side.log" 2>&1 ||
             { note "build of jacobi3d with $cc failed"; status=1; }
@@ -240,7 +261,8 @@ fi
 if has_area device-coll; then
     args="-c -d cuda ${big:--m 8:134217728}"
     add device-coll osu_allreduce D-D ours us "$(ours 2 osu_allreduce $args)"
-    note "device-coll: Open MPI 4.1.6's osu_allreduce -d cuda ends in a segmentation fault (it reduces device memory on the host), so NCCL's own all-reduce is the reference"
+    [ -z "$base_prefix" ] &&
+        note "device-coll: Open MPI 4.1.6's osu_allreduce -d cuda ends in a segmentation fault (it reduces device memory on the host), so NCCL's own all-reduce is the reference"
     [ -n "$nccl_bin" ] && add device-coll osu_allreduce D-D nccl us \
         "$(ompi ucx 2 nccl_allreduce -c ${big:--m 8:134217728})"
 fi
@@ -287,7 +309,9 @@ if has_area vp; then
     args="-c ${p2p_args:--m 1:4194304} H H"
     add vp osu_latency "1+2" ours us "$(ours 1+2 osu_latency $args)"
     add vp osu_bw "1+2" ours MB/s "$(ours 1+2 osu_bw $args)"
-    if has_area host-p2p; then
+    if [ -n "$base_prefix" ]; then
+        :
+    elif has_area host-p2p; then
         note "vp: the Open MPI columns of osu_latency/osu_bw 1+2 are its 2-process runs of host-p2p in the same rounds"
     else
         note "vp: osu_latency/osu_bw 1+2 have no Open MPI columns without the host-p2p area"
@@ -295,6 +319,20 @@ if has_area vp; then
     add vp osu_allreduce "2+8" ours us "$(ours 2+8 osu_allreduce -c $coll_args)"
     add vp osu_allreduce "2+8" ompi-ucx us "$(ompi ucx 8 osu_allreduce -c $coll_args)"
     add vp osu_allreduce "2+8" ompi-ob1 us "$(ompi ob1 8 osu_allreduce -c $coll_args)"
+fi
+
+# Before/after: ours and its twin of the other build, nothing else.  The
+# twin's command is ours with the other install and its own binaries.
+if [ -n "$base_prefix" ]; then
+    pairs=()
+    for s in "${series[@]}"; do
+        IFS='|' read -r area bench place side unit cmd odf <<<"$s"
+        [ "$side" = ours ] || continue
+        twin=${cmd//"$AMPI_PREFIX/"/"$base_prefix/"}
+        twin=${twin//"$out/build-ours/"/"$out/build-$base_side/"}
+        pairs+=("$s" "$area|$bench|$place|$base_side|$unit|$twin|$odf")
+    done
+    series=("${pairs[@]}")
 fi
 
 # ---- runs ------------------------------------------------------------------
@@ -371,6 +409,7 @@ done
         commit="${BENCH_COMMIT:-unknown (no git; set BENCH_COMMIT)}"
     fi
     echo "commit: $commit"
+    [ -n "$base_prefix" ] && echo "$base_side: $base_prefix"
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
     echo "gpus: $(nvidia-smi -L 2>/dev/null | sed 's/ (UUID.*//' | paste -sd ';' - || true)"

@@ -6,10 +6,27 @@
 #   - Debian's libtool .deb (for a machine with autoconf/automake but no
 #     libtool; setup.sh unpacks it there);
 #   - Debian's iproute2 and the libraries its ip needs (for the namespace
-#     test bed on an image without iproute2; nsbed.sh unpacks them).
+#     test bed on an image without iproute2; nsbed.sh unpacks them);
+#   - with --base REV (repeatable): the sources of commit REV as
+#     .whl/base-REV.tar.gz (git archive), which `scripts/device.sh compare REV`
+#     builds there beside the working tree for a before/after run (the copy
+#     sent there has no git history).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .whl
+while [ $# -gt 0 ]; do
+    case $1 in
+    --base)
+        rev=${2:?--base needs a commit}
+        short=$(git rev-parse --short "$rev^{commit}")
+        git archive --format=tar.gz --prefix="base-$short/" -o ".whl/base-$short.tar.gz" "$short"
+        echo "device-prep: .whl/base-$short.tar.gz holds the sources of $(git log -1 --format='%h %s' "$short")"
+        shift ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "device-prep: unknown argument $1 (--base REV)" >&2; exit 2 ;;
+    esac
+    shift
+done
 if ! ls .whl/libucx_cu13-*.whl >/dev/null 2>&1; then
     python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
         --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 -d .whl libucx-cu13==1.22.0

@@ -105,6 +105,19 @@
 #   host-test        ~200 s  host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
 #                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
 #                            ampirun matrix, and ring/pt2pt_basic under Open MPI's mpirun
+#   compare REV      ~480 s  before/after: builds commit REV (its sources carried as
+#                            .whl/base-REV.tar.gz: scripts/device-prep.sh --base REV)
+#                            into its own prefix beside this tree, then osu_latency,
+#                            osu_bw, osu_bibw H-H and D-D of both libraries, the same
+#                            sources, interleaved rounds (scripts/bench.sh with
+#                            BENCH_BASE_PREFIX) until the budget is spent; prints
+#                            the medians of both and ours / REV per size
+#                            ($OUT/compare-tables.md; compare/ in results.tgz).
+#                            COMPARE_AREAS (default "host-p2p device-p2p"),
+#                            BENCH_ROUNDS (default 9, the budget cuts it short).
+#                            E.g. (~30 s set-up + ~40 s the second build + the
+#                            rounds, ~45 s each on 2 H200):
+#                              DEVICE_BUDGET_S=560 scripts/device.sh compare 566b9ca
 #   Scaling (on 4 or 8 GPUs: every GPU of the machine):
 #   scale-p2p         ~70 s  osu_multi_lat + osu_mbw_mr D-D on 2, 4 (, 8) processes, one
 #                            GPU each, all pairs busy, ours and Open MPI (4 runs per count)
@@ -158,7 +171,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150
+    [sweep-hh]=40 [compare]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -167,7 +180,16 @@ if [ "${1:-}" = plan ]; then
     exit 0
 fi
 actions=()
-while [ $# -gt 0 ] && is_action "$1"; do actions+=("$1"); shift; done
+compare_rev=""
+while [ $# -gt 0 ] && is_action "$1"; do
+    actions+=("$1")
+    shift
+    # compare takes the commit to compare with as its next word
+    if [ "${actions[-1]}" = compare ] && [ $# -gt 0 ] && ! is_action "$1" && [ "$1" != -- ]; then
+        compare_rev=$1
+        shift
+    fi
+done
 [ "${1:-}" = -- ] && shift
 bench_args=("$@") # to every runner, e.g. --quick
 [ ${#actions[@]} -gt 0 ] || actions=(all)
@@ -673,6 +695,70 @@ memkind_bisect_action() {
     return $status
 }
 
+# base_sources REV DIR: the sources of commit REV into DIR (emptied first):
+# from .whl/base-REV.tar.gz (scripts/device-prep.sh --base REV), else from
+# git where this tree has its history.
+base_sources() {
+    local rev=$1 dir=$2 tarball="" f
+    for f in ".whl/base-$rev.tar.gz" .whl/base-"$rev"*.tar.gz .whl/base-*.tar.gz; do
+        [ -f "$f" ] || continue
+        local name=${f#.whl/base-}
+        name=${name%.tar.gz}
+        # an abbreviation of the same commit, either way round
+        case $rev in "$name"*) ;; *) case $name in "$rev"*) ;; *) continue ;; esac ;; esac
+        tarball=$f
+        break
+    done
+    rm -rf "$dir" && mkdir -p "$dir" || return 1
+    if [ -n "$tarball" ]; then
+        echo "compare: sources of $rev from $tarball"
+        tar xzf "$tarball" -C "$dir" --strip-components=1
+    elif git rev-parse -q --verify "$rev^{commit}" >/dev/null 2>&1; then
+        echo "compare: sources of $rev from git"
+        git archive "$rev" | tar x -C "$dir"
+    else
+        echo "compare: no .whl/base-$rev.tar.gz and no git history here: run scripts/device-prep.sh --base $rev" \
+            "where git is, and carry .whl" >&2
+        return 1
+    fi
+}
+
+# compare_action: the before/after run of one call (see the plan above).
+compare_action() {
+    local rev=$compare_rev dir=$work/compare res=${out:-$work}/compare status
+    [ -n "$rev" ] || { echo "compare: name the commit to compare with (scripts/device.sh compare REV)" >&2; return 1; }
+    need_prefix || return 1
+    local src=$work/base-$rev
+    if [ "$dry" = 1 ]; then
+        echo "== compare: build $rev into $src/.prefix; BENCH_BASE_PREFIX=$src/.prefix scripts/bench.sh" \
+            "--areas \"${COMPARE_AREAS:-host-p2p device-p2p}\""
+        return 0
+    fi
+    mkdir -p "$res"
+    base_sources "$rev" "$src" || return 1
+    # the same UCX as ours: the old tree's setup.sh finds it and skips that step
+    ln -sfn "$PWD/.deps" "$src/.deps"
+    [ -d .whl ] && ln -sfn "$PWD/.whl" "$src/.whl"
+    echo "== compare: building $rev (log: compare/base-build.log)"
+    if ! (cd "$src" && ./setup.sh --no-demo) >"$res/base-build.log" 2>&1; then
+        echo "compare: building $rev failed; last lines:"
+        tail -n 20 "$res/base-build.log"
+        return 1
+    fi
+    echo "== compare: BENCH_BASE_PREFIX=$src/.prefix BENCH_BUDGET_S=$(($(left) - 30)) scripts/bench.sh --out $dir" \
+        "--areas \"${COMPARE_AREAS:-host-p2p device-p2p}\" ${bench_args[*]}"
+    BENCH_BASE_PREFIX=$src/.prefix BENCH_BASE_NAME=$rev BENCH_BUDGET_S=$(($(left) - 30)) \
+        BENCH_ROUNDS=${BENCH_ROUNDS:-9} AMPI_PREFIX=$prefix \
+        bash scripts/bench.sh --out "$dir" --areas "${COMPARE_AREAS:-host-p2p device-p2p}" "${bench_args[@]}"
+    status=$?
+    copy_results "$dir" compare
+    bash scripts/bench-tables.sh --brief "$dir" >"$dir/brief.md" 2>/dev/null
+    [ -n "$out" ] && cp -f "$dir/tables.md" "$out/compare-tables.md" 2>/dev/null
+    # the console gets the short form: medians of both and the ratio per size
+    grep -v '^- \|^    ' "$dir/brief.md"
+    return "$status"
+}
+
 p2p="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
 coll="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
 run_action() {
@@ -706,6 +792,7 @@ run_action() {
             sweep_action sweep-allreduce D-D 1048576 "${SWEEP_AR_VARIANTS:-default;AMPI_GPU_COLL_HOST_MAX=0;AMPI_GPU_COLL_HOST_MAX=0 AMPI_NCCL=0;+vp=8;+vp=8 AMPI_GPU_COLL_HOST_MAX=0}" \
                 "osu_allreduce osu_reduce osu_bcast" ;;
     host-test) host_test_action ;;
+    compare) compare_action ;;
     scale-p2p) scale_osu_action scale-p2p "osu_multi_lat osu_mbw_mr" ;;
     scale-coll) scale_osu_action scale-coll "osu_allreduce osu_bcast osu_allgather osu_alltoall" ;;
     scale-jacobi-small)
@@ -790,9 +877,10 @@ if [ -n "$out" ]; then
     # console.log grows in this folder -- and the archive is still whole.)
     (cd "$out" || exit
         tar czf results.tgz --warning=no-file-changed --exclude=results.tgz --exclude=console.log \
-            --exclude=summary.md --exclude=current-tables.md --exclude=osu74-rma-tables.md .
+            --exclude=summary.md --exclude=current-tables.md --exclude=osu74-rma-tables.md \
+            --exclude=compare-tables.md .
         [ $? -le 1 ] && find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name console.log \
-            ! -name summary.md ! -name current-tables.md ! -name osu74-rma-tables.md -exec rm -rf {} +)
+            ! -name summary.md ! -name current-tables.md ! -name osu74-rma-tables.md ! -name compare-tables.md -exec rm -rf {} +)
 fi
 echo "device: ${actions[*]} finished with status $status"
 exit $status

@@ -78,6 +78,18 @@ check worse-list "Ours worse than the reference (ratio of medians) at 1 of 2 siz
 check direction "### host-coll: osu_allreduce H-H (us, lower is better)"
 check commands "- ompi-ob1: \`mpirun --mca pml ob1 --mca btl self,vader osu_bw\`"
 check exit-statuses "- round 5, host-p2p osu_bw H-H ompi-ob1: exit 1 after 1.0 s"
+# geometric mean of the ratios: osu_bw sqrt(9.47/8.35 * 0.50) = 0.753
+check geomean-higher "Geometric mean of ours / reference over the 2 sizes: 0.75 (higher is better)"
+check geomean-lower "Geometric mean of ours / reference over the 1 sizes: 1.25 (lower is better)"
+# --brief: the medians alone, the same reference and ratio
+bash "$tables" --brief "$dir" >"$dir/brief.md" 2>&1
+if grep -qF "| 1 B | 9.47 | 8.35 | 7.00 | ompi-ucx | 1.13 | 4/5 |" "$dir/brief.md"; then
+    echo "PASS bench/brief"
+else
+    echo "FAIL bench/brief: no row '| 1 B | 9.47 | 8.35 | 7.00 | ompi-ucx | 1.13 | 4/5 |'"
+    sed 's/^/    /' "$dir/brief.md" | head -20
+    nfail=$((nfail + 1))
+fi
 if [ $rc = 1 ]; then
     echo "PASS bench/failed-run-status"
 else
