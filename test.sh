@@ -2,7 +2,8 @@
 # test.sh -- run the whole test suite, setting up (./setup.sh --no-demo) first.
 #
 # Usage: ./test.sh [--asan] [--group NAME]...
-#   --asan   use the sanitizer build (.build-asan, .prefix-asan)
+#   --asan   use the sanitizer build (.build-asan, .prefix-asan); undefined
+#            behaviour stops the program (UBSAN_OPTIONS, unless set)
 #   --group  run only this group (repeatable; the names are those of
 #            test/expected-counts), and check only its count
 # Environment:
@@ -37,6 +38,10 @@ done
 selected() { [ "$only" = " " ] || [[ $only == *" $1 "* ]]; }
 if [ $asan = yes ]; then
     export AMPI_PREFIX=$PWD/.prefix-asan AMPI_BUILD=$PWD/.build-asan
+    # UBSan only prints by default and the program goes on to pass: stop it
+    # at the first finding, so that undefined behaviour fails its test as an
+    # ASan finding does.
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     setup_args=(--no-demo --asan)
 else
     export AMPI_PREFIX=$PWD/.prefix AMPI_BUILD=$PWD/.build

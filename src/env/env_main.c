@@ -30,6 +30,13 @@ int __wrap_atexit(void (*fn)(void));
  * PMIx_Init until exit; they are its own, not the program's or ours. */
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) { return "leak:libpmix.so\n"; }
+/* ASan's handler of a fault would name no rank (many share the process)
+ * and end the process with status 1, hiding the signal from ampirun: the
+ * fatal signals stay with ours (env_crash.c), which names the rank, prints
+ * its backtrace and dies by the signal, as in the plain build.  ASAN_OPTIONS
+ * set by the user still wins. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0"; }
 #endif
 
 /* Every rank gets the process's environment as main's third argument (as
