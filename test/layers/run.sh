@@ -44,13 +44,19 @@ for dir in "$src"/*/; do
 done
 
 status=0
-if [ ${#bad[@]} -eq 0 ]; then
-    echo "PASS layers/order"
-else
-    echo "FAIL layers/order: ${#bad[@]} include(s) against the order $LAYERS"
-    printf '    %s\n' "${bad[@]}"
+# report CASE WHAT FINDING...: PASS without findings, else FAIL with each one.
+report() {
+    local name=$1 what=$2
+    shift 2
+    if [ $# -eq 0 ]; then
+        echo "PASS layers/$name"
+        return
+    fi
+    echo "FAIL layers/$name: $# $what"
+    printf '    %s\n' "$@"
     status=1
-fi
+}
+report order "include(s) against the order $LAYERS" ${bad[@]+"${bad[@]}"}
 
 HEADER_MAX=250
 big=()
@@ -58,11 +64,5 @@ for h in "$src"/pt2pt/*.h; do
     n=$(wc -l <"$h")
     [ "$n" -le $HEADER_MAX ] || big+=("src/pt2pt/$(basename "$h"): $n lines")
 done
-if [ ${#big[@]} -eq 0 ]; then
-    echo "PASS layers/header-size"
-else
-    echo "FAIL layers/header-size: ${#big[@]} header(s) of src/pt2pt over $HEADER_MAX lines (split by subject)"
-    printf '    %s\n' "${big[@]}"
-    status=1
-fi
+report header-size "header(s) of src/pt2pt over $HEADER_MAX lines (split by subject)" ${big[@]+"${big[@]}"}
 exit $status
