@@ -42,6 +42,8 @@ if [ $asan = yes ]; then
     # at the first finding, so that undefined behaviour fails its test as an
     # ASan finding does.
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    # PMIx's own leaks, for the programs without our built-in suppression
+    export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/test/lsan.supp:print_suppressions=0}
     setup_args=(--no-demo --asan)
 else
     export AMPI_PREFIX=$PWD/.prefix AMPI_BUILD=$PWD/.build
