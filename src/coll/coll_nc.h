@@ -31,5 +31,11 @@ void coll_nc_unpack(const coll_nc_side_t *s, int i, const char *packed, const in
 /* MPI_ERR_UNSUPPORTED_OPERATION for a device buffer (packing runs on the
  * host), else MPI_SUCCESS; NULL and MPI_IN_PLACE pass. */
 int coll_nc_host(const void *buf, size_t bytes);
+/* Both sides of a collective: nsend blocks of ss into sp and nrecv blocks
+ * of rs into rp (0: that side is not packed), then the packed sides' user
+ * buffers checked to be host memory.  0 or an error class; the caller
+ * releases sp and rp (zeroed before) either way. */
+int coll_nc_prepare_sides(const coll_nc_side_t *ss, int nsend, coll_nc_pack_t *sp, const coll_nc_side_t *rs,
+                          int nrecv, coll_nc_pack_t *rp);
 
 #endif

@@ -85,6 +85,19 @@ int coll_nc_host(const void *buf, size_t bytes)
     return buf && buf != MPI_IN_PLACE && p2p_is_device(buf, bytes) ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
 }
 
+int coll_nc_prepare_sides(const coll_nc_side_t *ss, int nsend, coll_nc_pack_t *sp, const coll_nc_side_t *rs,
+                          int nrecv, coll_nc_pack_t *rp)
+{
+    int err = nsend ? coll_nc_prepare(ss, nsend, sp) : MPI_SUCCESS;
+    if (!err && nrecv)
+        err = coll_nc_prepare(rs, nrecv, rp);
+    if (!err)
+        err = coll_nc_host(nsend ? ss->buf : NULL, 1);
+    if (!err)
+        err = coll_nc_host(nrecv ? rs->buf : NULL, 1);
+    return err;
+}
+
 static int nc_fail(MPI_Comm comm, int err, const char *fn)
 {
     p2p_rank_t *r = p2p_self();
@@ -120,13 +133,7 @@ int coll_nc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     coll_nc_side_t ss = { (char *)sendbuf, NULL, NULL, sendcount, sendtype };
     coll_nc_side_t rs = { recvbuf, recvcounts, displs, recvcount, recvtype };
     coll_nc_pack_t sp = { 0 }, rp = { 0 };
-    int err = in_place ? MPI_SUCCESS : coll_nc_prepare(&ss, 1, &sp);
-    if (!err && is_root)
-        err = coll_nc_prepare(&rs, n, &rp);
-    if (!err)
-        err = coll_nc_host(in_place ? NULL : sendbuf, 1);
-    if (!err && is_root)
-        err = coll_nc_host(recvbuf, 1);
+    int err = coll_nc_prepare_sides(&ss, in_place ? 0 : 1, &sp, &rs, is_root ? n : 0, &rp);
     if (err) {
         coll_nc_release(&sp), coll_nc_release(&rp);
         return nc_fail(comm, err, fn);
@@ -160,13 +167,7 @@ int coll_nc_scatterv(const void *sendbuf, const int *sendcounts, int sendcount, 
     coll_nc_side_t ss = { (char *)sendbuf, sendcounts, displs, sendcount, sendtype };
     coll_nc_side_t rs = { recvbuf, NULL, NULL, recvcount, recvtype };
     coll_nc_pack_t sp = { 0 }, rp = { 0 };
-    int err = is_root ? coll_nc_prepare(&ss, n, &sp) : MPI_SUCCESS;
-    if (!err && !in_place)
-        err = coll_nc_prepare(&rs, 1, &rp);
-    if (!err && is_root)
-        err = coll_nc_host(sendbuf, 1);
-    if (!err)
-        err = coll_nc_host(in_place ? NULL : recvbuf, 1);
+    int err = coll_nc_prepare_sides(&ss, is_root ? n : 0, &sp, &rs, in_place ? 0 : 1, &rp);
     if (err) {
         coll_nc_release(&sp), coll_nc_release(&rp);
         return nc_fail(comm, err, fn);
@@ -199,13 +200,7 @@ int coll_nc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     coll_nc_side_t ss = { (char *)sendbuf, NULL, NULL, sendcount, sendtype };
     coll_nc_side_t rs = { recvbuf, recvcounts, displs, recvcount, recvtype };
     coll_nc_pack_t sp = { 0 }, rp = { 0 };
-    int err = in_place ? MPI_SUCCESS : coll_nc_prepare(&ss, 1, &sp);
-    if (!err)
-        err = coll_nc_prepare(&rs, n, &rp);
-    if (!err)
-        err = coll_nc_host(in_place ? NULL : sendbuf, 1);
-    if (!err)
-        err = coll_nc_host(recvbuf, 1);
+    int err = coll_nc_prepare_sides(&ss, in_place ? 0 : 1, &sp, &rs, n, &rp);
     if (err) {
         coll_nc_release(&sp), coll_nc_release(&rp);
         return nc_fail(comm, err, fn);
@@ -237,13 +232,7 @@ int coll_nc_alltoallv(const void *sendbuf, const int *sendcounts, int sendcount,
     coll_nc_side_t ss = { (char *)sendbuf, sendcounts, sdispls, sendcount, sendtype };
     coll_nc_side_t rs = { recvbuf, recvcounts, rdispls, recvcount, recvtype };
     coll_nc_pack_t sp = { 0 }, rp = { 0 };
-    int err = in_place ? MPI_SUCCESS : coll_nc_prepare(&ss, n, &sp);
-    if (!err)
-        err = coll_nc_prepare(&rs, n, &rp);
-    if (!err)
-        err = coll_nc_host(in_place ? NULL : sendbuf, 1);
-    if (!err)
-        err = coll_nc_host(recvbuf, 1);
+    int err = coll_nc_prepare_sides(&ss, in_place ? 0 : n, &sp, &rs, n, &rp);
     if (err) {
         coll_nc_release(&sp), coll_nc_release(&rp);
         return nc_fail(comm, err, fn);

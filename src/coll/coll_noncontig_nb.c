@@ -42,13 +42,7 @@ int coll_nc_nb_run(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int t
     coll_nc_side_t rs = { a->rbuf, a->rcounts, a->rdispls, a->rcount, a->rdt };
     coll_nc_pack_t sp = { 0 }, rp = { 0 };
     coll_nb_args_t b = *a;
-    int err = pack_s ? coll_nc_prepare(&ss, ns, &sp) : MPI_SUCCESS;
-    if (!err && pack_r)
-        err = coll_nc_prepare(&rs, nr, &rp);
-    if (!err)
-        err = coll_nc_host(pack_s ? a->sbuf : NULL, 1);
-    if (!err)
-        err = coll_nc_host(pack_r ? a->rbuf : NULL, 1);
+    int err = coll_nc_prepare_sides(&ss, pack_s ? ns : 0, &sp, &rs, pack_r ? nr : 0, &rp);
     if (!err && pack_s) {
         for (int i = 0; i < ns; i++)
             coll_nc_pack(&ss, i, sp.packed, sp.boffs);
