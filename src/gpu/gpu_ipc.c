@@ -5,9 +5,14 @@
  * the classification cache); where that hook does not work
  * (gpu_state.cache_cuda false) every hit is checked against the driver's
  * buffer id, which is unique per allocation and never reused.
- * Imports: (peer, handle) -> mapped address.  A new allocation has a new
- * handle, so a stale mapping can only be unused, never wrong; the table is
- * bounded and unused mappings are closed, oldest first, when it is full. */
+ * Imports: (peer, handle, buffer id) -> mapped address.  CUDA promises a
+ * new handle to a new allocation at a freed one's address, but a driver
+ * has been seen handing out the old handle again (64 KiB allocations,
+ * test/gpu/gpu_stale.c): a mapping found by the handle alone could then be
+ * the freed allocation's.  The exporter's buffer id, unique per allocation,
+ * tells them apart: a mapping of the same handle with another id is closed
+ * and the handle opened again.  The table is bounded and unused mappings
+ * are closed, oldest first, when it is full. */
 #include "core/core_settings.h"
 #include "gpu/gpu_ipc.h"
 #include "gpu/gpu_internal.h"
@@ -29,6 +34,7 @@ typedef struct {
 typedef struct {
     int peer;
     int refs;
+    uint64_t buffer_id;
     uint64_t last_use;
     CUdeviceptr mapped;
     gpu_cu_ipc_handle_t handle;
@@ -104,6 +110,7 @@ bool gpu_ipc_export(const void *ptr, size_t len, gpu_ipc_desc_t *d)
         memcpy(d->handle, &e->handle, sizeof d->handle);
         d->offset = p - e->base;
         d->alloc_size = e->end - e->base;
+        d->buffer_id = e->buffer_id;
     }
     pthread_mutex_unlock(&ipc_lock);
     gpu_ctx_leave(previous);
@@ -163,13 +170,20 @@ void *gpu_ipc_import(int peer, const gpu_ipc_desc_t *d, void **token)
     pthread_mutex_lock(&ipc_lock);
     import_t *m = NULL;
     for (int i = 0; i < nimports; i++) {
-        if (imports[i].peer == peer && !memcmp(&imports[i].handle, d->handle, sizeof d->handle)) {
+        if (imports[i].peer != peer || memcmp(&imports[i].handle, d->handle, sizeof d->handle))
+            continue;
+        if (imports[i].buffer_id == d->buffer_id) {
             m = &imports[i];
             break;
         }
+        if (imports[i].refs == 0) { /* a freed allocation's mapping under a reused handle */
+            gpu_drv.IpcCloseMemHandle(imports[i].mapped);
+            imports[i] = imports[--nimports];
+        }
+        break;
     }
     if (!m && (nimports < IMPORT_MAX || import_evict())) {
-        import_t fresh = { .peer = peer };
+        import_t fresh = { .peer = peer, .buffer_id = d->buffer_id };
         memcpy(&fresh.handle, d->handle, sizeof fresh.handle);
         CUresult r = gpu_drv.IpcOpenMemHandle(&fresh.mapped, fresh.handle, GPU_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
         for (int purge = peer; r == GPU_CU_ERROR_ALREADY_MAPPED && purge >= -1; purge = purge >= 0 ? -1 : -2) {

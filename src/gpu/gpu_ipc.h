@@ -19,6 +19,7 @@ typedef struct gpu_ipc_desc {
     char handle[64];  /* CUipcMemHandle of the sender's allocation */
     uint64_t offset;  /* of the buffer in that allocation */
     uint64_t alloc_size;
+    uint64_t buffer_id; /* the driver's id of that allocation, never reused */
 } gpu_ipc_desc_t;
 
 /* Describe the device buffer [ptr, ptr+len) for a peer process.  Returns

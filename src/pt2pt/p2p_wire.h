@@ -18,7 +18,7 @@
  *                                          (ucx_tag.h); flags SYNC: sreq;
  *                                          DEVICE: the data is device memory;
  *                                          STAGED: chunk, its pipeline chunk
- *  IPC          gpu_ipc_desc_t (80 B)      sreq; flags SYNC, DEVICE
+ *  IPC          gpu_ipc_desc_t (88 B)      sreq; flags SYNC, DEVICE
  *  CMA          cma_desc_t (p2p_cma.c)     sreq; flags SYNC
  *  ACK          -                          dst_world: the rank addressed;
  *                                          sreq: the request it settles
@@ -85,7 +85,7 @@ typedef struct p2p_wire_short {
  * processes build the envelope on the stack (p2p_short.h). */
 #define P2P_INLINE_MAX 1024
 /* sizeof(gpu_ipc_desc_t): an IPC envelope is the header plus that */
-#define P2P_IPC_DESC_SIZE 80
+#define P2P_IPC_DESC_SIZE 88
 
 /* Request ids: slot index + 1 in the low 32 bits, the slot's generation
  * in the high 32 (p2p_reqid.c).  0 is never an id. */

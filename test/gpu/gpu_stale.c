@@ -19,7 +19,7 @@
  *
  * Then pinned (cudaMallocHost) and managed (cudaMallocManaged) buffers go
  * to and from host, device, pinned and managed buffers.  Last, a new
- * allocation at a freed one's address must not get its CUDA IPC handle.
+ * allocation at a freed one's address may get its CUDA IPC handle (counted).
  */
 #define _GNU_SOURCE
 #include "gputest.h"
@@ -260,17 +260,18 @@ static int kinds(ctx_t *c)
     return errs;
 }
 
-/* The IPC route caches a peer's mapping by the allocation's handle
- * (src/gpu/gpu_ipc.c): that is right only if a new allocation never gets
- * the handle of a freed one, also at the same address.  Allocate, take the
- * handle, free, and allocate again until the address repeats (a few tries):
- * the two handles must differ.  Returns failures; *reused: whether the
- * address repeated (the check ran). */
-static int handle_reuse(int rank, int *reused)
+/* CUDA promises a new IPC handle to a new allocation at a freed one's
+ * address; a driver has been seen giving 64 KiB allocations the old handle
+ * again, so the IPC route's mapping cache (src/gpu/gpu_ipc.c) tells
+ * allocations apart by the driver's buffer id as well.  Allocate, take the
+ * handle, free, and allocate again until the address repeats (a few tries),
+ * and count the handles that repeat with it (*same, printed: the data
+ * checks of the ring above are what must pass either way); *reused:
+ * whether the address repeated. */
+static void handle_reuse(int *reused, int *same)
 {
     const size_t sizes[] = {64 * KiB, 2 * MiB};
-    int errs = 0;
-    *reused = 0;
+    *reused = *same = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         void *a = NULL, *b = NULL, *held[8];
         int nheld = 0;
@@ -288,16 +289,12 @@ static int handle_reuse(int rank, int *reused)
         if (b) {
             (*reused)++;
             GT_CUDA(cudaIpcGetMemHandle(&hb, b));
-            if (!memcmp(&ha, &hb, sizeof ha))
-                errs += gt_fail(rank, "a new %zu B allocation at the address of a freed one got the freed one's "
-                                      "IPC handle: a cached mapping of the old one would be taken for it",
-                                sizes[k]);
+            *same += !memcmp(&ha, &hb, sizeof ha);
             GT_CUDA(cudaFree(b));
         }
         while (nheld > 0)
             GT_CUDA(cudaFree(held[--nheld]));
     }
-    return errs;
 }
 
 int main(int argc, char **argv)
@@ -344,12 +341,12 @@ int main(int argc, char **argv)
     }
 
     errs += kinds(&c);
-    int reused = 0, reused_all = 0;
-    errs += handle_reuse(rank, &reused);
-    MPI_Reduce(&reused, &reused_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int counts[2] = {0, 0}, sums[2] = {0, 0};
+    handle_reuse(&counts[0], &counts[1]);
+    MPI_Reduce(counts, sums, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        gt_note("gpu_stale: IPC handles compared after address reuse in %d case(s)%s", reused_all,
-                reused_all ? "" : " (NOTE: no address repeated, not exercised)");
+        gt_note("gpu_stale: IPC handles compared after address reuse in %d case(s), the same handle in %d%s",
+                sums[0], sums[1], sums[0] ? "" : " (NOTE: no address repeated, not exercised)");
     GT_CUDA(cudaFreeHost(c.stage));
     return gt_finish(rank, errs, "gpu_stale");
 }
