@@ -65,9 +65,10 @@ static inline int coll_check_type(int count, MPI_Datatype dt)
         return MPI_ERR_COUNT;
     if (!dt_valid(dt))
         return MPI_ERR_TYPE;
-    /* collectives move count * size contiguous bytes: derived types with
-     * gaps or offsets are not handled yet (README lists this) */
-    if (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt))
+    /* collectives move count * coll_elem() contiguous bytes: derived types
+     * with gaps or offsets take the packing paths (coll_noncontig.c) */
+    if (!dt_is_predefined(dt) &&
+        (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt)))
         return MPI_ERR_UNSUPPORTED_OPERATION;
     return MPI_SUCCESS;
 }
@@ -98,7 +99,16 @@ int coll_check_vec(const void *buf, const int *counts, const int *displs, int n,
  * tens of cycles on the collectives' latency path (tree and ring ranks). */
 static inline int coll_mod_add(int a, int b, int n) { return a + b >= n ? a + b - n : a + b; }
 
-static inline size_t coll_bytes(size_t count, MPI_Datatype dt) { return count * dt_size(dt); }
+/* Bytes of one element as the collectives move it: its extent for a
+ * predefined type, so the padded pairs (MPI_DOUBLE_INT...) travel as the C
+ * structs the MAXLOC/MINLOC kernels work on (every rank names the same
+ * predefined type); its size for the others (contiguous ones: the same). */
+static inline size_t coll_elem(MPI_Datatype dt)
+{
+    return dt_is_predefined(dt) ? (size_t)dt_extent(dt) : dt_size(dt);
+}
+
+static inline size_t coll_bytes(size_t count, MPI_Datatype dt) { return count * coll_elem(dt); }
 
 /* Address of element `idx` of buf (predefined types: extent == size). */
 static inline void *coll_at(const void *buf, size_t idx, MPI_Datatype dt)

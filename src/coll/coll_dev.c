@@ -165,7 +165,7 @@ int coll_dev_check_op_any(const coll_op_t *o, const void *a, const void *b)
 
 bool coll_dev_apply(const coll_op_t *o, const void *in, void *inout, size_t count)
 {
-    size_t bytes = count * dt_size(o->dt);
+    size_t bytes = coll_bytes(count, o->dt);
     bool din = on_device(in, bytes), dio = on_device(inout, bytes);
     if (!din && !dio)
         return false;

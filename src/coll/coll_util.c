@@ -28,8 +28,9 @@ static int check_vec(const void *buf, const int *counts, const int *displs, int 
         return MPI_ERR_ARG;
     if (!dt_valid(dt))
         return MPI_ERR_TYPE;
-    if (!gaps_ok && (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt)))
-        return MPI_ERR_UNSUPPORTED_OPERATION; /* see coll_check_buf */
+    if (!gaps_ok && !dt_is_predefined(dt) &&
+        (!dt_is_contig(dt) || dt_contig_offset(dt) != 0 || dt_extent(dt) != (ptrdiff_t)dt_size(dt)))
+        return MPI_ERR_UNSUPPORTED_OPERATION; /* see coll_check_type */
     for (int i = 0; i < n; i++) {
         if (counts[i] < 0)
             return MPI_ERR_COUNT;

@@ -34,9 +34,11 @@
 
 typedef struct dt_info {
     const char *name;
-    size_t size;   /* bytes of one element */
-    size_t extent; /* == size for the predefined types */
+    size_t size;   /* bytes of data in one element */
+    size_t extent; /* == size, but for the (value, index) pairs with padding (MPI_DOUBLE_INT...) */
     size_t align;  /* C alignment: the extent of a derived type is padded to a multiple */
+    size_t first;  /* pairs: bytes of the value; the index (an int) follows at second */
+    size_t second;
 } dt_info_t;
 
 extern const dt_info_t dt_predefined[AMPI_DATATYPE_PREDEFINED_LAST + 1];
@@ -87,6 +89,21 @@ static inline bool dt_is_predefined(MPI_Datatype t)
     return t > MPI_DATATYPE_NULL && t <= AMPI_DATATYPE_PREDEFINED_LAST;
 }
 
+/* The (value, index) pair types whose C struct has padding (MPI 3.1 4.1.5
+ * defines them as structs: size 12, extent 16 for MPI_DOUBLE_INT on
+ * x86_64).  They are predefined but not contiguous. */
+#define DT_PAD_(h, a) (sizeof(struct { a x; int y; }) != sizeof(a) + sizeof(int) ? 1ull << (h) : 0)
+#define DT_PADDED_PAIRS                                                                                  \
+    (DT_PAD_(MPI_FLOAT_INT, float) | DT_PAD_(MPI_DOUBLE_INT, double) | DT_PAD_(MPI_LONG_INT, long) |    \
+     DT_PAD_(MPI_SHORT_INT, short) | DT_PAD_(MPI_LONG_DOUBLE_INT, long double))
+
+/* A predefined type of one block of size bytes per element: what the fast
+ * paths of the communication layers move as plain bytes. */
+static inline bool dt_is_plain(MPI_Datatype t)
+{
+    return dt_is_predefined(t) && !((DT_PADDED_PAIRS >> t) & 1);
+}
+
 static inline bool dt_valid(MPI_Datatype t)
 {
     if (dt_is_predefined(t))
@@ -114,7 +131,7 @@ static inline ptrdiff_t dt_extent(MPI_Datatype t)
 
 static inline bool dt_is_contig(MPI_Datatype t)
 {
-    return t <= AMPI_DATATYPE_PREDEFINED_LAST || dt_derived(t)->contig;
+    return t <= AMPI_DATATYPE_PREDEFINED_LAST ? dt_is_plain(t) || t == MPI_DATATYPE_NULL : dt_derived(t)->contig;
 }
 
 /* Offset from buf of the first data byte of a contiguous type. */
@@ -130,6 +147,10 @@ void dt_pack(const void *buf, int count, MPI_Datatype t, void *out);
  * of the type map and leaves the rest of buf untouched. */
 void dt_unpack(const void *in, size_t in_bytes, void *buf, int count, MPI_Datatype t);
 long long dt_elements(MPI_Datatype t, long long bytes);
+
+/* The type's blocks and runs: derived types, or a view of a predefined one
+ * (one block, or two for a padded pair); NULL when t names no type. */
+const dt_type_t *dt_view(MPI_Datatype t);
 
 /* The type's layout for packing device buffers (gpu_dt.h), built at the
  * first call and kept with the type; NULL when out of memory. */

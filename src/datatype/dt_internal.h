@@ -7,9 +7,6 @@
 
 /* ---- handle table (dt_table.c) ---- */
 
-/* A derived or predefined type as the builder sees it (predefined ones
- * through a read-only view), or NULL if t names no type. */
-const dt_type_t *dt_view(MPI_Datatype t);
 /* Gives d (refs == 1) a handle; MPI_ERR_INTERN when the table is full. */
 int dt_register(dt_type_t *d, MPI_Datatype *handle);
 /* Frees an object that never got a handle (and what it retains). */

@@ -10,13 +10,13 @@ void dt_pack(const void *buf, int count, MPI_Datatype t, void *out)
 {
     const char *src = buf;
     char *dst = out;
-    if (t <= AMPI_DATATYPE_PREDEFINED_LAST || dt_derived(t)->contig) {
+    if (dt_is_contig(t)) {
         size_t bytes = (size_t)count * dt_size(t);
         if (bytes)
             memcpy(dst, src + dt_contig_offset(t), bytes);
         return;
     }
-    const dt_type_t *d = dt_derived(t);
+    const dt_type_t *d = dt_view(t);
     ptrdiff_t ext = d->ub - d->lb;
     for (int i = 0; i < count; i++, src += ext)
         for (size_t k = 0; k < d->nblocks; k++) {
@@ -31,12 +31,12 @@ void dt_unpack(const void *in, size_t in_bytes, void *buf, int count, MPI_Dataty
     char *dst = buf;
     size_t total = (size_t)count * dt_size(t);
     size_t left = in_bytes < total ? in_bytes : total;
-    if (t <= AMPI_DATATYPE_PREDEFINED_LAST || dt_derived(t)->contig) {
+    if (dt_is_contig(t)) {
         if (left)
             memcpy(dst + dt_contig_offset(t), src, left);
         return;
     }
-    const dt_type_t *d = dt_derived(t);
+    const dt_type_t *d = dt_view(t);
     ptrdiff_t ext = d->ub - d->lb;
     for (int i = 0; i < count && left; i++, dst += ext)
         for (size_t k = 0; k < d->nblocks && left; k++) {
@@ -47,27 +47,41 @@ void dt_unpack(const void *in, size_t in_bytes, void *buf, int count, MPI_Dataty
         }
 }
 
+/* Basic elements in the first `bytes` of one element of the predefined
+ * type b (a pair counts its value and its index), or -1 when they end
+ * inside one. */
+static long long elements_in(MPI_Datatype b, long long bytes)
+{
+    const dt_info_t *p = &dt_predefined[b];
+    if (bytes == 0 || bytes == (long long)p->size)
+        return bytes ? dt_view(b)->nbasic : 0;
+    if (p->first && bytes == (long long)p->first)
+        return 1; /* the value of a pair without its index */
+    return -1;
+}
+
 long long dt_elements(MPI_Datatype t, long long bytes)
 {
     long long size = (long long)dt_size(t);
     if (size == 0 || bytes <= 0)
         return 0;
-    if (t <= AMPI_DATATYPE_PREDEFINED_LAST)
-        return bytes % size ? -1 : bytes / size;
-    const dt_type_t *d = dt_derived(t);
+    const dt_type_t *d = dt_view(t);
     long long n = bytes / size * (long long)d->nbasic;
     long long rem = bytes % size;
     /* A partial element: count whole basic elements along the type map. */
     for (size_t i = 0; i < d->nruns && rem > 0; i++) {
-        long long bs = (long long)dt_predefined[d->runs[i].basic].size;
+        MPI_Datatype b = d->runs[i].basic;
+        long long bs = (long long)dt_predefined[b].size, per = (long long)dt_view(b)->nbasic;
         long long run = (long long)d->runs[i].n * bs;
         if (rem >= run) {
-            n += (long long)d->runs[i].n;
+            n += (long long)d->runs[i].n * per;
             rem -= run;
         } else {
-            n += rem / bs;
-            rem %= bs;
-            break;
+            long long part = elements_in(b, rem % bs);
+            if (part < 0)
+                return -1;
+            n += rem / bs * per + part;
+            rem = 0;
         }
     }
     return rem ? -1 : n;

@@ -2,6 +2,7 @@
 #include "datatype/dt.h"
 
 #include <complex.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -12,6 +13,11 @@
 #define C(h, n, ctype) [h] = { n, sizeof(ctype), sizeof(ctype), _Alignof(ctype) }
 #define N(h, n) [h] = { n, 0, 0, 1 }
 #define PAIR(a, b) struct { a x; b y; }
+/* MPI's (value, index) pairs: the data of a value and an int; the extent
+ * of the C struct, padding included (the padding is no data). */
+#define P(h, n, a)                                                                               \
+    [h] = { n, sizeof(a) + sizeof(int), sizeof(PAIR(a, int)), _Alignof(PAIR(a, int)), sizeof(a), \
+            offsetof(PAIR(a, int), y) }
 
 const dt_info_t dt_predefined[AMPI_DATATYPE_PREDEFINED_LAST + 1] = {
     N(MPI_DATATYPE_NULL, "MPI_DATATYPE_NULL"),
@@ -47,12 +53,12 @@ const dt_info_t dt_predefined[AMPI_DATATYPE_PREDEFINED_LAST + 1] = {
     C(MPI_AINT, "MPI_AINT", MPI_Aint),
     C(MPI_OFFSET, "MPI_OFFSET", MPI_Offset),
     C(MPI_COUNT, "MPI_COUNT", MPI_Count),
-    C(MPI_FLOAT_INT, "MPI_FLOAT_INT", PAIR(float, int)),
-    C(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", PAIR(double, int)),
-    C(MPI_LONG_INT, "MPI_LONG_INT", PAIR(long, int)),
+    P(MPI_FLOAT_INT, "MPI_FLOAT_INT", float),
+    P(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", double),
+    P(MPI_LONG_INT, "MPI_LONG_INT", long),
     C(MPI_2INT, "MPI_2INT", PAIR(int, int)),
-    C(MPI_SHORT_INT, "MPI_SHORT_INT", PAIR(short, int)),
-    C(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", PAIR(long double, int)),
+    P(MPI_SHORT_INT, "MPI_SHORT_INT", short),
+    P(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", long double),
     C(MPI_CHARACTER, "MPI_CHARACTER", char),
     C(MPI_INTEGER, "MPI_INTEGER", int32_t),
     C(MPI_REAL, "MPI_REAL", float),

@@ -77,9 +77,11 @@ void dt_destroy(dt_type_t *d)
 _Static_assert(sizeof(dt_block_t) == sizeof(gpu_dt_block_t), "gpu_dt_block_t mirrors dt_block_t");
 _Static_assert(offsetof(dt_block_t, len) == offsetof(gpu_dt_block_t, len), "gpu_dt_block_t mirrors dt_block_t");
 
+static dt_type_t *view_of(MPI_Datatype t);
+
 struct gpu_dt_layout *dt_gpu_layout(MPI_Datatype t)
 {
-    dt_type_t *d = dt_derived(t);
+    dt_type_t *d = dt_is_predefined(t) ? view_of(t) : dt_derived(t);
     if (d && !d->gpu_layout)
         d->gpu_layout = gpu_dt_layout_new((const gpu_dt_block_t *)d->blocks, d->nblocks, d->ub - d->lb, d->size);
     return d ? d->gpu_layout : NULL;
@@ -105,28 +107,49 @@ void dt_release(MPI_Datatype t)
 /* ---- predefined types seen as one-block types ---- */
 
 static dt_type_t views[AMPI_DATATYPE_PREDEFINED_LAST + 1];
-static dt_block_t view_blocks[AMPI_DATATYPE_PREDEFINED_LAST + 1];
+static dt_block_t view_blocks[AMPI_DATATYPE_PREDEFINED_LAST + 1][2];
 static dt_run_t view_runs[AMPI_DATATYPE_PREDEFINED_LAST + 1];
 static bool views_ready;
+
+/* Types MPI defines as pairs: two basic elements each (MPI_Get_elements). */
+static bool is_pair(MPI_Datatype t)
+{
+    return (t >= MPI_FLOAT_INT && t <= MPI_LONG_DOUBLE_INT) || t == MPI_2INTEGER || t == MPI_2REAL ||
+           t == MPI_2DOUBLE_PRECISION;
+}
 
 static void views_init(void)
 {
     for (MPI_Datatype t = 1; t <= AMPI_DATATYPE_PREDEFINED_LAST; t++) {
         dt_type_t *v = &views[t];
-        size_t sz = dt_predefined[t].size;
-        v->size = sz;
-        v->ub = (ptrdiff_t)dt_predefined[t].extent;
-        v->true_ub = (ptrdiff_t)sz;
-        v->align = dt_predefined[t].align;
-        v->committed = v->contig = true;
+        const dt_info_t *p = &dt_predefined[t];
+        v->size = p->size;
+        v->ub = (ptrdiff_t)p->extent;
+        v->align = p->align;
+        v->committed = true;
+        v->contig = dt_is_plain(t);
         v->refs = 1;
         v->combiner = MPI_COMBINER_NAMED;
-        if (sz > 0) { /* MPI_LB and MPI_UB carry no data, only a bound */
-            view_blocks[t] = (dt_block_t){ 0, sz };
-            view_runs[t] = (dt_run_t){ t, 1 };
-            v->blocks = &view_blocks[t];
-            v->runs = &view_runs[t];
-            v->nblocks = v->nruns = v->nbasic = 1;
+        if (p->size == 0) /* MPI_LB and MPI_UB carry no data, only a bound */
+            continue;
+        v->blocks = view_blocks[t];
+        v->runs = &view_runs[t];
+        v->nruns = 1;
+        v->nbasic = is_pair(t) ? 2 : 1;
+        view_runs[t] = (dt_run_t){ t, 1 };
+        if (v->contig) {
+            view_blocks[t][0] = (dt_block_t){ 0, p->size };
+            v->nblocks = 1;
+            v->true_ub = (ptrdiff_t)p->size;
+        } else if (p->second == p->first) { /* a pair padded at its end */
+            view_blocks[t][0] = (dt_block_t){ 0, p->size };
+            v->nblocks = 1;
+            v->true_ub = (ptrdiff_t)p->size;
+        } else { /* padding between the value and the index */
+            view_blocks[t][0] = (dt_block_t){ 0, p->first };
+            view_blocks[t][1] = (dt_block_t){ (ptrdiff_t)p->second, p->size - p->first };
+            v->nblocks = 2;
+            v->true_ub = (ptrdiff_t)(p->second + p->size - p->first);
         }
     }
     views[MPI_LB].lb_marked = true;
@@ -134,14 +157,16 @@ static void views_init(void)
     views_ready = true;
 }
 
+static dt_type_t *view_of(MPI_Datatype t)
+{
+    if (!views_ready)
+        views_init();
+    return &views[t];
+}
+
 const dt_type_t *dt_view(MPI_Datatype t)
 {
-    if (dt_is_predefined(t)) {
-        if (!views_ready)
-            views_init();
-        return &views[t];
-    }
-    return dt_derived(t);
+    return dt_is_predefined(t) ? view_of(t) : dt_derived(t);
 }
 
 /* ---- names ---- */

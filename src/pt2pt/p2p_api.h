@@ -57,7 +57,7 @@ static inline void p2p_req_setup_dev(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t
     q->count = count;
     q->dt = dt;
     q->bytes = (size_t)count * dt_size(dt);
-    if (UTIL_UNLIKELY(!dt_is_predefined(dt)))
+    if (UTIL_UNLIKELY(!dt_is_plain(dt)))
         p2p_req_setup_derived(q, buf, dt);
     q->dev = dev >= 0 ? dev : p2p_is_device(q->buf, q->bytes);
     q->peer = peer;

@@ -67,7 +67,6 @@ void p2p_status_empty(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->ampi_cancelled = 0;
     st->ampi_count = 0;
 }
@@ -78,11 +77,12 @@ void p2p_status_copy(MPI_Status *dst, const p2p_req_t *q)
         return;
     if (q->kind == P2P_REQ_SEND) {
         p2p_status_empty(dst);
-        dst->MPI_ERROR = q->status.MPI_ERROR;
         dst->ampi_cancelled = q->status.ampi_cancelled;
         return;
     }
+    int keep = dst->MPI_ERROR;
     *dst = q->status;
+    dst->MPI_ERROR = keep;
 }
 
 int p2p_req_retire(MPI_Request *handle, MPI_Status *st)

@@ -15,7 +15,6 @@ static void status_of(MPI_Status *st, const p2p_msg_t *m)
         return;
     st->MPI_SOURCE = m->m.src;
     st->MPI_TAG = m->m.tag;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->ampi_cancelled = 0;
     st->ampi_count = (long long)m->size;
 }

@@ -146,7 +146,9 @@ static int elements_of(const MPI_Status *status, MPI_Datatype dt, long long *n, 
         return core_error(NULL, MPI_ERR_ARG, func);
     if (!dt_valid(dt))
         return core_error(NULL, MPI_ERR_TYPE, func);
-    if (dt_is_predefined(dt)) { /* whole elements only: a count past 2^31 stays exact (MPI_Get_elements_x) */
+    /* one basic element per element: whole elements only, so a count past
+     * 2^31 stays exact (MPI_Get_elements_x) */
+    if (dt_is_plain(dt) && dt_view(dt)->nbasic == 1) {
         *n = whole_elements(status, dt);
         return MPI_SUCCESS;
     }

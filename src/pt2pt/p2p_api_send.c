@@ -18,7 +18,7 @@ static int isend_common(const void *buf, int count, MPI_Datatype dt, int dest, i
     if (UTIL_UNLIKELY(!request))
         return core_error(c, MPI_ERR_REQUEST, func);
     int dev = -1; /* classified once: here for a predefined type, else by p2p_req_setup */
-    if (dt_is_predefined(dt) && dest != MPI_PROC_NULL) {
+    if (dt_is_plain(dt) && dest != MPI_PROC_NULL) {
         size_t bytes = (size_t)count * dt_size(dt);
         int dst = core_comm_world_rank(c, dest);
         dev = p2p_is_device(buf, bytes);
@@ -50,7 +50,7 @@ static int send_common(const void *buf, int count, MPI_Datatype dt, int dest, in
     if (UTIL_UNLIKELY(err))
         return err;
     int dev = -1; /* classified once: here for a predefined type, else by p2p_req_setup */
-    if (dt_is_predefined(dt) && dest != MPI_PROC_NULL) {
+    if (dt_is_plain(dt) && dest != MPI_PROC_NULL) {
         size_t bytes = (size_t)count * dt_size(dt);
         int dst = core_comm_world_rank(c, dest);
         dev = p2p_is_device(buf, bytes);

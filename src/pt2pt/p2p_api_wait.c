@@ -213,6 +213,8 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
         if (req_inactive(reqs[i])) {
             p2p_status_empty(st);
+            if (st != MPI_STATUS_IGNORE)
+                st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
         if (UTIL_LIKELY(reqs[i]->status.MPI_ERROR == MPI_SUCCESS)) {

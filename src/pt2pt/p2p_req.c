@@ -43,7 +43,7 @@ void p2p_req_cleanup(p2p_req_t *q)
         core_comm_release(q->c);
         q->c = NULL;
     }
-    if (UTIL_UNLIKELY(!dt_is_predefined(q->dt))) {
+    if (UTIL_UNLIKELY(!dt_is_plain(q->dt))) {
         if (q->dev_dt)
             gpu_dev_free(q->pack);
         else

@@ -70,9 +70,36 @@ static void acc_block(void *inout, const void *in, size_t bytes, MPI_Op op, MPI_
     free(tmp);
 }
 
+/* Pairs with padding (MPI_DOUBLE_INT...) arrive packed and lie in the
+ * target in pieces, while the MAXLOC/MINLOC kernels work on C structs: the
+ * operands are unpacked into struct arrays, combined, and packed back. */
+static void acc_padded(void *tbase, const rma_seg_t *segs, uint32_t nseg, const void *data, size_t len, MPI_Op op,
+                       MPI_Datatype basic, bool dev)
+{
+    size_t n = len / dt_size(basic), ext = (size_t)dt_extent(basic);
+    char *packed = malloc(len ? len : 1), *in = malloc(n * ext + 1), *io = malloc(n * ext + 1);
+    if (!packed || !in || !io)
+        util_fatal("out of memory in an accumulate of %zu bytes", len);
+    rma_apply_get(tbase, segs, nseg, packed, len, dev);
+    dt_unpack(data, len, in, (int)n, basic);
+    dt_unpack(packed, len, io, (int)n, basic);
+    coll_kernel_t *k = coll_op_kernel(op, basic);
+    if (k)
+        k(in, io, n);
+    dt_pack(io, (int)n, basic, packed);
+    rma_apply_put(tbase, segs, nseg, packed, len, dev);
+    free(packed);
+    free(in);
+    free(io);
+}
+
 void rma_apply_acc(void *tbase, const rma_seg_t *segs, uint32_t nseg, const void *data, size_t len, MPI_Op op,
                    MPI_Datatype basic, bool dev)
 {
+    if (dt_is_predefined(basic) && !dt_is_plain(basic) && op != MPI_NO_OP && op != MPI_REPLACE) {
+        acc_padded(tbase, segs, nseg, data, len, op, basic, dev);
+        return;
+    }
     if (nseg == 0) {
         acc_block(tbase, data, len, op, basic, dev);
         return;
@@ -113,7 +140,7 @@ rma_seg_t *rma_layout(int count, MPI_Datatype dt, uint32_t *nseg, int64_t *first
         *first = dt_contig_offset(dt);
         return NULL;
     }
-    const dt_type_t *d = dt_derived(dt);
+    const dt_type_t *d = dt_view(dt);
     ptrdiff_t ext = d->ub - d->lb;
     size_t n = (size_t)count * d->nblocks;
     rma_seg_t *s = malloc((n ? n : 1) * sizeof *s);

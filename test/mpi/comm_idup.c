@@ -130,6 +130,17 @@ int main(int argc, char **argv)
             MPI_Comm_free(&pair[i]);
         }
     }
+    /* MPI 4.0's form with hints: the same duplicate */
+    MPI_Comm wi;
+    MPI_Request wr;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_assert_no_any_tag", "true");
+    MPI_Comm_idup_with_info(MPI_COMM_WORLD, info, &wi, &wr);
+    MPI_Info_free(&info);
+    MPI_Wait(&wr, MPI_STATUS_IGNORE);
+    errs += check_comm(rank, wi, size, "MPI_Comm_idup_with_info");
+    MPI_Comm_free(&wi);
     MPI_Comm_free(&base);
     MPI_Comm_free_keyval(&key);
     mt_finish(errs, "comm_idup: OK");
