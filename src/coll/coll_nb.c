@@ -161,8 +161,9 @@ static void helper_main(void *arg)
 }
 
 /* Runs fn(a) on a new helper thread, which completes q.  q is the user's
- * request, set up by the caller (communicator included). */
-static int launch(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, p2p_req_t *q)
+ * request, set up by the caller (communicator included).  tag: the
+ * collective's tags, or -1 to take the next sequence number. */
+static int launch(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, p2p_req_t *q, int tag)
 {
     reap();
     nb_op_t *o = malloc(sizeof *o);
@@ -185,7 +186,7 @@ static int launch(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_a
     o->ult->id = r->core.world;
     /* the sequence number is taken only once nothing can fail any more, so
      * every member counts the same collectives */
-    o->tag = COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(next_seq(r, c) % SEQ_MOD);
+    o->tag = tag >= 0 ? tag : COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(next_seq(r, c) % SEQ_MOD);
     retain_types(&o->a);
     q->active = true;
     q->complete = false;
@@ -195,10 +196,15 @@ static int launch(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_a
 }
 
 /* MPI_Xxx_init: the persistent request keeps the arguments (arrays copied,
- * types retained) for every MPI_Start, until MPI_Request_free. */
+ * types retained) for every MPI_Start, until MPI_Request_free.  Its tags
+ * come from a sequence number taken at the init call: MPI 4.0 5.13 orders
+ * persistent collectives by their init calls, and members may start them
+ * in different orders.  Starts of one request follow each other, and a
+ * rank's messages of one tag do not overtake each other. */
 typedef struct persist {
     p2p_pcoll_t base; /* first: the request points at it */
     coll_nb_fn *fn;
+    int tag;
     coll_nb_args_t a;
     int *arrays;
     void (*dispose)(const coll_nb_args_t *a);
@@ -210,7 +216,7 @@ static bool capturing;
 static int persist_start(p2p_req_t *q)
 {
     persist_t *p = (persist_t *)q->pcoll;
-    return launch(q->owner, q->c, p->fn, &p->a, q);
+    return launch(q->owner, q->c, p->fn, &p->a, q, p->tag);
 }
 
 static void persist_free(p2p_req_t *q)
@@ -240,6 +246,7 @@ int coll_nb_persist(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb
         return err;
     }
     retain_types(&p->a);
+    p->tag = COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(next_seq(r, c) % SEQ_MOD);
     p2p_req_t *q = p2p_req_new(r, P2P_REQ_SEND);
     q->persistent = true;
     q->active = false;
@@ -266,7 +273,7 @@ int coll_nb_start(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_a
     p2p_req_t *q = p2p_req_new(r, P2P_REQ_SEND);
     q->comm = c->handle;
     q->c = c;
-    int err = launch(r, c, fn, a, q);
+    int err = launch(r, c, fn, a, q, -1);
     if (err) {
         q->c = NULL;
         p2p_req_release(q);

@@ -39,7 +39,10 @@ int coll_op_resolve(MPI_Op op, MPI_Datatype dt, coll_op_t *out)
         out->commute = u->commute;
         return MPI_SUCCESS;
     }
-    out->kernel = coll_op_kernel(op, dt);
+    MPI_Datatype base = dt_is_predefined(dt) ? MPI_DATATYPE_NULL : dt_f90_base(dt);
+    if (base != MPI_DATATYPE_NULL) /* MPI_Type_create_f90_*: predefined for the ops */
+        out->dt = base;
+    out->kernel = coll_op_kernel(op, out->dt);
     return out->kernel ? MPI_SUCCESS : MPI_ERR_OP;
 }
 

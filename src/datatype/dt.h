@@ -156,6 +156,10 @@ const dt_type_t *dt_view(MPI_Datatype t);
  * first call and kept with the type; NULL when out of memory. */
 struct gpu_dt_layout *dt_gpu_layout(MPI_Datatype t);
 
+/* The fixed-size predefined type behind a handle of
+ * MPI_Type_create_f90_integer/real/complex, else MPI_DATATYPE_NULL. */
+MPI_Datatype dt_f90_base(MPI_Datatype t);
+
 void dt_retain(MPI_Datatype t);
 void dt_release(MPI_Datatype t);
 

@@ -102,7 +102,7 @@ int PMPI_Type_free(MPI_Datatype *dt)
     RANK_HOST_GUARD;
     if (!dt)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Type_free");
-    if (!dt_derived(*dt))
+    if (!dt_derived(*dt) || dt_f90_base(*dt) != MPI_DATATYPE_NULL) /* those are predefined */
         return core_error(NULL, MPI_ERR_TYPE, "MPI_Type_free");
     int err = dt_attr_delete_all(*dt); /* a failing delete callback keeps the type */
     if (err)

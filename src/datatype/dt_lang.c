@@ -1,15 +1,65 @@
 /* Datatypes for other languages' types (MPI 3.1 17.1.9, 17.2.5) and
  * address arithmetic (4.1.5).
  *
- * The parameterized Fortran 90 types are answered with the predefined type
- * of fixed size that has the asked precision and range (MPI_INTEGER1..8,
- * MPI_REAL4/8, MPI_COMPLEX8/16, or the long double types): their size and
- * data are what the Fortran compiler would use, but MPI_Type_get_envelope
- * reports MPI_COMBINER_NAMED for them, not MPI_COMBINER_F90_*. */
+ * The parameterized Fortran 90 types have the data of the predefined type
+ * of fixed size with the asked precision and range (MPI_INTEGER1..8,
+ * MPI_REAL4/8, MPI_COMPLEX8/16, or the long double types), but their own
+ * handle whose envelope says MPI_COMBINER_F90_* with (p, r) as contents
+ * (MPI 3.1 4.1.13).  MPI makes them predefined: one handle per (kind, p, r)
+ * for the whole process, never freed, and the reductions take them as
+ * their fixed-size type (coll_op.c asks dt_f90_base). */
 #include "core/core_rank.h"
 #include "datatype/dt_internal.h"
 
 #include <float.h>
+
+#define F90_MAX 64 /* distinct (kind, p, r) a process asks for */
+
+static struct {
+    int combiner, p, r;
+    MPI_Datatype handle, base;
+} f90_types[F90_MAX];
+static int f90_count;
+
+MPI_Datatype dt_f90_base(MPI_Datatype t)
+{
+    for (int i = 0; i < f90_count; i++)
+        if (f90_types[i].handle == t)
+            return f90_types[i].base;
+    return MPI_DATATYPE_NULL;
+}
+
+/* The handle for (combiner, p, r), made at the first request; r alone
+ * for MPI_COMBINER_F90_INTEGER. */
+static int f90_handle(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *out)
+{
+    for (int i = 0; i < f90_count; i++)
+        if (f90_types[i].combiner == combiner && f90_types[i].p == p && f90_types[i].r == r) {
+            *out = f90_types[i].handle;
+            return MPI_SUCCESS;
+        }
+    if (f90_count == F90_MAX) /* more distinct kinds than any program uses: the fixed-size type */
+        return *out = base, MPI_SUCCESS;
+    dt_entry_t e = { 0, 1, dt_view(base) };
+    dt_type_t *d = NULL;
+    int err = dt_build(&e, 1, &d);
+    bool integer = combiner == MPI_COMBINER_F90_INTEGER;
+    if (!err)
+        err = dt_contents_init(d, combiner, integer ? 1 : 2, 0, 0);
+    if (!err) {
+        d->ints[0] = integer ? r : p;
+        if (!integer)
+            d->ints[1] = r;
+        d->committed = true;
+        err = dt_register(d, out);
+    }
+    if (err) {
+        dt_destroy(d);
+        return err;
+    }
+    f90_types[f90_count++] = (__typeof__(f90_types[0])){ combiner, p, r, *out, base };
+    return MPI_SUCCESS;
+}
 
 #pragma weak MPI_Aint_add = PMPI_Aint_add
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp); }
@@ -55,8 +105,8 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_integer");
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (r == MPI_UNDEFINED || r <= ints[i].range) {
-            *newtype = ints[i].type;
-            return MPI_SUCCESS;
+            int err = f90_handle(MPI_COMBINER_F90_INTEGER, 0, r, ints[i].type, newtype);
+            return err ? core_error(NULL, err, "MPI_Type_create_f90_integer") : MPI_SUCCESS;
         }
     return core_error_msg(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_integer", "no integer type has that range");
 }
@@ -79,8 +129,9 @@ static int f90_real(int p, int r, bool complex, MPI_Datatype *newtype, const cha
         return core_error_msg(NULL, MPI_ERR_ARG, func, "p and r are both MPI_UNDEFINED");
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
         if ((p == MPI_UNDEFINED || p <= reals[i].precision) && (r == MPI_UNDEFINED || r <= reals[i].range)) {
-            *newtype = complex ? reals[i].cplx : reals[i].real;
-            return MPI_SUCCESS;
+            int err = f90_handle(complex ? MPI_COMBINER_F90_COMPLEX : MPI_COMBINER_F90_REAL, p, r,
+                                 complex ? reals[i].cplx : reals[i].real, newtype);
+            return err ? core_error(NULL, err, func) : MPI_SUCCESS;
         }
     return core_error_msg(NULL, MPI_ERR_ARG, func, "no real type has that precision and range");
 }

@@ -47,7 +47,7 @@ const dt_info_t dt_predefined[AMPI_DATATYPE_PREDEFINED_LAST + 1] = {
     C(MPI_UINT32_T, "MPI_UINT32_T", uint32_t),
     C(MPI_UINT64_T, "MPI_UINT64_T", uint64_t),
     C(MPI_C_BOOL, "MPI_C_BOOL", bool),
-    C(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", float _Complex),
+    C(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", float _Complex), /* MPI_C_COMPLEX names the same type */
     C(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", double _Complex),
     C(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex),
     C(MPI_AINT, "MPI_AINT", MPI_Aint),

@@ -86,5 +86,11 @@ void p2p_status_empty(MPI_Status *st);
  * request's error class. */
 int p2p_req_retire(MPI_Request *handle, MPI_Status *st);
 
+/* Generalized requests (p2p_greq.c): retire (query, then free callback),
+ * the query callback's status, cancel. */
+int p2p_greq_retire(MPI_Request *handle, MPI_Status *st);
+int p2p_greq_query(const p2p_req_t *q, MPI_Status *st);
+int p2p_greq_cancel(p2p_req_t *q);
+
 
 #endif

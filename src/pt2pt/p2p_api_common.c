@@ -88,6 +88,8 @@ void p2p_status_copy(MPI_Status *dst, const p2p_req_t *q)
 int p2p_req_retire(MPI_Request *handle, MPI_Status *st)
 {
     p2p_req_t *q = *handle;
+    if (UTIL_UNLIKELY(q->kind == P2P_REQ_GREQ))
+        return p2p_greq_retire(handle, st);
     p2p_status_copy(st, q);
     int err = q->status.MPI_ERROR;
     if (q->persistent) {

@@ -325,6 +325,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!request->complete)
         p2p_poll();
     *flag = request->complete;
+    if (*flag && request->kind == P2P_REQ_GREQ) {
+        int err = p2p_greq_query(request, status);
+        return err ? core_error(NULL, err, "MPI_Request_get_status") : MPI_SUCCESS;
+    }
     if (*flag)
         p2p_status_copy(status, request);
     return MPI_SUCCESS;
@@ -355,6 +359,10 @@ int PMPI_Cancel(MPI_Request *request)
     if (!request || !*request || req_stale(*request))
         return core_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
     p2p_req_t *q = *request;
+    if (q->kind == P2P_REQ_GREQ) {
+        int err = p2p_greq_cancel(q);
+        return err ? core_error(NULL, err, "MPI_Cancel") : MPI_SUCCESS;
+    }
     /* A receive not matched yet is withdrawn; sends are never cancelled (the
      * standard lets cancellation fail, and Test_cancelled then says false). */
     if (q->kind == P2P_REQ_RECV && q->posted) {

@@ -35,6 +35,8 @@ void p2p_req_cleanup(p2p_req_t *q)
 {
     if (UTIL_UNLIKELY(q->persistent) && q->pcoll)
         q->pcoll->free(q);
+    if (UTIL_UNLIKELY(q->kind == P2P_REQ_GREQ))
+        p2p_greq_cleanup(q);
     if (UTIL_UNLIKELY(q->tmp != NULL)) {
         free(q->tmp);
         q->tmp = NULL;

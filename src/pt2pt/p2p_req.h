@@ -44,6 +44,7 @@ static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind
     q->c = NULL;
 }
 void p2p_req_cleanup(p2p_req_t *q);
+void p2p_greq_cleanup(p2p_req_t *q); /* a generalized request's part of it (p2p_greq.c) */
 void p2p_req_part_done(p2p_req_t *q); /* one outstanding part finished */
 void p2p_req_fail(p2p_req_t *q, int mpi_err);
 /* Non-contiguous datatypes travel packed: gather the user's data before a

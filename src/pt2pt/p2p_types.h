@@ -42,7 +42,8 @@ typedef struct p2p_msg {
 
 /* DEAD: released (on its rank's free list), so that a stale copy of its
  * handle gives MPI_ERR_REQUEST instead of a second release */
-typedef enum { P2P_REQ_DEAD = 0, P2P_REQ_SEND = 1, P2P_REQ_RECV = 2 } p2p_req_kind_t;
+/* GREQ: a generalized request (MPI_Grequest_start, p2p_greq.c) */
+typedef enum { P2P_REQ_DEAD = 0, P2P_REQ_SEND = 1, P2P_REQ_RECV = 2, P2P_REQ_GREQ = 3 } p2p_req_kind_t;
 typedef enum { P2P_MODE_STANDARD, P2P_MODE_SYNC, P2P_MODE_READY, P2P_MODE_BUFFERED } p2p_mode_t;
 
 typedef struct p2p_rank p2p_rank_t;
@@ -54,6 +55,8 @@ typedef struct p2p_pcoll {
     int (*start)(struct AMPI_Request_s *q);
     void (*free)(struct AMPI_Request_s *q);
 } p2p_pcoll_t;
+
+typedef struct p2p_greq p2p_greq_t; /* the user's callbacks of a generalized request */
 
 struct AMPI_Request_s {
     p2p_mentry_t m;      /* posted-queue entry (receives) */
@@ -87,7 +90,10 @@ struct AMPI_Request_s {
     void *bsend_seg;     /* library-owned buffered send: its segment */
     void *ubuf;          /* non-contiguous datatype: the user's buffer (buf is then `pack`) */
     void *pack;          /* ... and the packed bytes that travel */
-    p2p_pcoll_t *pcoll;  /* persistent requests only: a collective's, or NULL */
+    union {
+        p2p_pcoll_t *pcoll;  /* persistent requests only: a collective's, or NULL */
+        p2p_greq_t *greq;    /* kind GREQ */
+    };
     struct AMPI_Request_s *parent; /* freed requests only: one more part of it ends with this one
                                     * (the send of MPI_Isendrecv: its receive), or NULL */
     uint8_t dev_dt;      /* pack is device scratch (1; 2 once a receive's unpack started) */

@@ -131,6 +131,21 @@ static int check_types(int rank, int size)
     MPI_Type_size(m, &msize);
     if (msize != 8)
         errs += mt_fail(rank, "f90 real of precision 10: %d bytes, expected 8", msize);
+    /* its envelope names the constructor and (p, r); the same handle for the
+     * same arguments; predefined for the reductions */
+    int ni = -1, na = -1, nt = -1, comb = -1, pr[2] = { -1, -1 };
+    MPI_Datatype again = MPI_DATATYPE_NULL, unused;
+    MPI_Type_get_envelope(m, &ni, &na, &nt, &comb);
+    MPI_Type_get_contents(m, 2, 0, 0, pr, NULL, &unused);
+    MPI_Type_create_f90_real(10, MPI_UNDEFINED, &again);
+    if (comb != MPI_COMBINER_F90_REAL || ni != 2 || na != 0 || nt != 0 || pr[0] != 10 ||
+        pr[1] != MPI_UNDEFINED || again != m)
+        errs += mt_fail(rank, "f90 real envelope: combiner %d (%d %d %d) contents (%d, %d), same handle %d", comb,
+                        ni, na, nt, pr[0], pr[1], again == m);
+    double one = 1.0, sum = 0.0;
+    MPI_Allreduce(&one, &sum, 1, m, MPI_SUM, MPI_COMM_WORLD);
+    if (sum != (double)mt_size())
+        errs += mt_fail(rank, "MPI_SUM over an f90 real: %g", sum);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     errs += expect_class(rank, MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &m), MPI_ERR_ARG,
                          "MPI_Type_match_size of 3 bytes");
