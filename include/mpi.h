@@ -714,6 +714,7 @@ int AMPI_Yield(void);
 #undef AMPI_DECL
 
 #include "mpi_more.h"
+#include "mpi_large.h"
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,8 @@
 enum { USER_BASE = 32 };
 
 typedef struct user_op {
-    MPI_User_function *fn; /* NULL: free slot */
+    MPI_User_function *fn; /* NULL (and fn_c NULL): free slot */
+    MPI_User_function_c *fn_c; /* MPI_Op_create_c's, taking an MPI_Count length */
     bool commute;
 } user_op_t;
 
@@ -22,7 +23,7 @@ static int user_cap;
 static const user_op_t *user_lookup(MPI_Op op)
 {
     int i = op - USER_BASE;
-    if (i < 0 || i >= user_cap || !user_ops[i].fn)
+    if (i < 0 || i >= user_cap || (!user_ops[i].fn && !user_ops[i].fn_c))
         return NULL;
     return &user_ops[i];
 }
@@ -32,10 +33,12 @@ int coll_op_resolve(MPI_Op op, MPI_Datatype dt, coll_op_t *out)
     out->dt = dt;
     out->kernel = NULL;
     out->user = NULL;
+    out->user_c = NULL;
     out->commute = true;
     const user_op_t *u = user_lookup(op);
     if (u) {
         out->user = u->fn;
+        out->user_c = u->fn_c;
         out->commute = u->commute;
         return MPI_SUCCESS;
     }
@@ -54,9 +57,14 @@ void coll_op_apply_any(const coll_op_t *o, const void *in, void *inout, size_t c
         o->kernel(in, inout, count);
         return;
     }
+    MPI_Datatype dt = o->dt;
+    if (o->user_c) {
+        MPI_Count len = (MPI_Count)count;
+        o->user_c((void *)in, inout, &len, &dt);
+        return;
+    }
     /* a user function takes an int length: call it in pieces */
     size_t elem = (size_t)dt_extent(o->dt);
-    MPI_Datatype dt = o->dt;
     while (count) {
         int len = count > (size_t)INT_MAX ? INT_MAX : (int)count;
         o->user((void *)in, inout, &len, &dt);
@@ -66,30 +74,45 @@ void coll_op_apply_any(const coll_op_t *o, const void *in, void *inout, size_t c
     }
 }
 
-#pragma weak MPI_Op_create = PMPI_Op_create
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+/* A new user op of either form; returns MPI_SUCCESS or an error class. */
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op)
 {
-    P2P_ENTER(r, "MPI_Op_create");
-    (void)r;
-    if (!user_fn || !op)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Op_create");
+    if ((!fn && !fn_c) || !op)
+        return MPI_ERR_ARG;
     int i = 0;
-    while (i < user_cap && user_ops[i].fn)
+    while (i < user_cap && (user_ops[i].fn || user_ops[i].fn_c))
         i++;
     if (i == user_cap) {
         int cap = user_cap ? 2 * user_cap : 16;
         user_op_t *t = realloc(user_ops, (size_t)cap * sizeof *t);
         if (!t)
-            return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Op_create");
+            return MPI_ERR_NO_MEM;
         for (int k = user_cap; k < cap; k++)
-            t[k].fn = NULL;
+            t[k].fn = NULL, t[k].fn_c = NULL;
         user_ops = t;
         user_cap = cap;
     }
-    user_ops[i].fn = user_fn;
-    user_ops[i].commute = commute != 0;
+    user_ops[i] = (user_op_t){ fn, fn_c, commute != 0 };
     *op = USER_BASE + i;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Op_create = PMPI_Op_create
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    P2P_ENTER(r, "MPI_Op_create");
+    (void)r;
+    int err = op_create(user_fn, NULL, commute, op);
+    return err ? core_error(NULL, err, "MPI_Op_create") : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Op_create_c = PMPI_Op_create_c
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    P2P_ENTER(r, "MPI_Op_create_c");
+    (void)r;
+    int err = op_create(NULL, user_fn, commute, op);
+    return err ? core_error(NULL, err, "MPI_Op_create_c") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Op_free = PMPI_Op_free
@@ -100,6 +123,7 @@ int PMPI_Op_free(MPI_Op *op)
     if (!op || !user_lookup(*op))
         return core_error(NULL, MPI_ERR_OP, "MPI_Op_free");
     user_ops[*op - USER_BASE].fn = NULL;
+    user_ops[*op - USER_BASE].fn_c = NULL;
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }

@@ -15,6 +15,7 @@ typedef void coll_kernel_t(const void *in, void *inout, size_t count);
 typedef struct coll_op {
     coll_kernel_t *kernel;   /* predefined op: the kernel for the type */
     MPI_User_function *user; /* user op (kernel == NULL) */
+    MPI_User_function_c *user_c; /* ... made by MPI_Op_create_c */
     MPI_Datatype dt;
     bool commute;
 } coll_op_t;
