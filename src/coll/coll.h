@@ -76,7 +76,8 @@ static inline int coll_check_type(int count, MPI_Datatype dt)
 /* The buffer of a triple that passed coll_check_type. */
 static inline int coll_check_ptr(const void *buf, int count, MPI_Datatype dt)
 {
-    if (count > 0 && dt_size(dt) > 0 && (!buf || buf == MPI_IN_PLACE))
+    /* NULL is MPI_BOTTOM: fine for derived types of absolute addresses */
+    if (count > 0 && dt_size(dt) > 0 && ((!buf && dt_is_predefined(dt)) || buf == MPI_IN_PLACE))
         return MPI_ERR_BUFFER;
     /* device buffers are fine: coll_dev.h; reductions check their op with
      * coll_dev_check_op */

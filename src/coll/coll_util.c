@@ -34,7 +34,7 @@ static int check_vec(const void *buf, const int *counts, const int *displs, int 
     for (int i = 0; i < n; i++) {
         if (counts[i] < 0)
             return MPI_ERR_COUNT;
-        if (counts[i] > 0 && dt_size(dt) > 0 && (!buf || buf == MPI_IN_PLACE))
+        if (counts[i] > 0 && dt_size(dt) > 0 && ((!buf && dt_is_predefined(dt)) || buf == MPI_IN_PLACE))
             return MPI_ERR_BUFFER;
     }
     return MPI_SUCCESS;

@@ -17,13 +17,17 @@ int p2p_check_args_slow(p2p_rank_t *r, const void *buf, int count, MPI_Datatype 
     *cp = c;
     if (count < 0)
         return core_error(c, MPI_ERR_COUNT, func);
-    if (!dt_valid(dt))
+    /* nothing to or from MPI_PROC_NULL: no type needed (MPICH accepts it too) */
+    bool no_data = count == 0 && dt == MPI_DATATYPE_NULL && peer == MPI_PROC_NULL;
+    if (!dt_valid(dt) && !no_data)
         return core_error(c, MPI_ERR_TYPE, func);
     if (peer != MPI_PROC_NULL && !(is_recv && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= c->size))
         return core_error(c, MPI_ERR_RANK, func);
     if (!(is_recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > P2P_TAG_UB))
         return core_error(c, MPI_ERR_TAG, func);
-    if (count > 0 && !buf && dt_size(dt) > 0 && peer != MPI_PROC_NULL)
+    /* MPI_BOTTOM (NULL) is a valid buffer for a derived type of absolute
+     * addresses (MPI_Get_address): only a predefined type makes it wrong */
+    if (count > 0 && !buf && dt_is_predefined(dt) && dt_size(dt) > 0 && peer != MPI_PROC_NULL)
         return core_error(c, MPI_ERR_BUFFER, func);
     if (!dt_is_contig(dt) && count > 0 && p2p_is_device(buf, 1) && !gpu_dt_available())
         return core_error_msg(c, MPI_ERR_UNSUPPORTED_OPERATION, func,

@@ -9,7 +9,12 @@ typedef struct bsend_seg {
     size_t off, len;   /* whole segment, record included */
 } bsend_seg_t;
 
-_Static_assert(sizeof(bsend_seg_t) <= MPI_BSEND_OVERHEAD, "segment record exceeds MPI_BSEND_OVERHEAD");
+/* A segment is [off, off + MPI_BSEND_OVERHEAD + bytes) of the user's buffer,
+ * with no rounding (MPI 3.1 3.6.1: size + MPI_BSEND_OVERHEAD bytes per
+ * message are enough); its record sits at the first 16-byte boundary in
+ * it, which the overhead leaves room for, and the data follows the
+ * overhead. */
+_Static_assert(sizeof(bsend_seg_t) + 15 <= MPI_BSEND_OVERHEAD, "segment record exceeds MPI_BSEND_OVERHEAD");
 
 struct p2p_bsend_state {
     char *buf;
@@ -26,11 +31,8 @@ int p2p_bsend_attach(p2p_rank_t *r, void *buf, int size)
     p2p_bsend_state_t *b = malloc(sizeof *b);
     if (!b)
         return MPI_ERR_NO_MEM;
-    /* segments start 16-byte aligned inside the user's buffer */
-    uintptr_t start = ((uintptr_t)buf + 15) & ~(uintptr_t)15;
-    size_t lost = start - (uintptr_t)buf;
-    b->buf = (char *)start;
-    b->size = (size_t)size > lost ? (size_t)size - lost : 0;
+    b->buf = buf;
+    b->size = (size_t)size;
     util_dlist_init(&b->segs);
     r->bsend = b;
     r->bsend_user_buf = buf;
@@ -74,7 +76,8 @@ static bsend_seg_t *seg_alloc(p2p_bsend_state_t *b, size_t len)
         return NULL;
     if (before && off + len > UTIL_CONTAINER_OF(before, bsend_seg_t, link)->off)
         return NULL;
-    bsend_seg_t *s = (bsend_seg_t *)(b->buf + off);
+    uintptr_t at = ((uintptr_t)(b->buf + off) + 15) & ~(uintptr_t)15;
+    bsend_seg_t *s = (bsend_seg_t *)at;
     s->off = off;
     s->len = len;
     if (before) { /* insert before `before` */
@@ -100,11 +103,10 @@ int p2p_bsend_start(p2p_req_t *q)
         return MPI_SUCCESS;
     if (!r->bsend)
         return MPI_ERR_BUFFER;
-    size_t len = MPI_BSEND_OVERHEAD + ((q->bytes + 15) & ~(size_t)15);
-    bsend_seg_t *s = seg_alloc(r->bsend, len);
+    bsend_seg_t *s = seg_alloc(r->bsend, MPI_BSEND_OVERHEAD + q->bytes);
     if (!s)
         return MPI_ERR_BUFFER;
-    void *copy = (char *)s + MPI_BSEND_OVERHEAD;
+    void *copy = r->bsend->buf + s->off + MPI_BSEND_OVERHEAD;
     p2p_req_pack(q);
     if (q->dev)
         p2p_copy_sync(copy, q->buf, q->bytes);

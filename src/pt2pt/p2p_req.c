@@ -74,7 +74,7 @@ static inline void wake(rank_ult_t *u)
 
 void p2p_req_pack(p2p_req_t *q)
 {
-    if (UTIL_UNLIKELY(q->ubuf != NULL)) {
+    if (UTIL_UNLIKELY(q->pack != NULL)) { /* pack, not ubuf: ubuf is NULL for MPI_BOTTOM */
         if (q->dev_dt)
             p2p_dev_pack(q);
         else
@@ -86,7 +86,7 @@ void p2p_req_part_done(p2p_req_t *q)
 {
     if (--q->pending > 0)
         return;
-    if (UTIL_UNLIKELY(q->ubuf != NULL) && q->kind == P2P_REQ_RECV && !q->status.ampi_cancelled) {
+    if (UTIL_UNLIKELY(q->pack != NULL) && q->kind == P2P_REQ_RECV && !q->status.ampi_cancelled) {
         if (q->dev_dt == 1) { /* the GPU scatters; this runs again once it has */
             q->dev_dt = 2;
             q->pending = 1;
