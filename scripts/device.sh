@@ -78,7 +78,9 @@
 #                            Open MPI (--mca pml ucx --mca osc ucx; on host buffers also
 #                            pml ob1), OSU's defaults, interleaved rounds after a
 #                            warm-up until the budget is spent (scripts/bench.sh
-#                            --areas "rma-device rma-host"); $OUT/osu74-rma/tables.md
+#                            --areas "rma-device rma-host"; OSU74_RMA_AREAS=rma-device or
+#                            rma-host: one of them, for a call of its own, as a round of
+#                            both may take most of 10 minutes); $OUT/osu74-rma/tables.md
 #                            (also $OUT/osu74-rma-tables.md), runs.csv (every exit status)
 #   osu74-exit       ~420 s  unmodified OSU 7.4 (OSU74_DIR, default .osu74: its sources, carried) built with
 #                            ampicc --enable-cuda=basic: exit status of every pt2pt and
@@ -326,12 +328,12 @@ current_action() {
 # osu74_rma_action: the one-sided tables (scripts/bench.sh's rma areas)
 # within what is left of the budget (30 s kept for the tables and archive).
 osu74_rma_action() {
-    local dir=$work/osu74-rma status src=${OSU74_DIR:-$PWD/.osu74}
+    local dir=$work/osu74-rma status src=${OSU74_DIR:-$PWD/.osu74} areas=${OSU74_RMA_AREAS:-rma-device rma-host}
     need_prefix || return 1
-    echo "== osu74-rma: OSU74_DIR=$src BENCH_BUDGET_S=$(($(left) - 30)) scripts/bench.sh --out $dir --areas \"rma-device rma-host\" ${bench_args[*]}"
+    echo "== osu74-rma: OSU74_DIR=$src BENCH_BUDGET_S=$(($(left) - 30)) scripts/bench.sh --out $dir --areas \"$areas\" ${bench_args[*]}"
     [ "$dry" = 1 ] && return 0
     OSU74_DIR=$src BENCH_BUDGET_S=$(($(left) - 30)) AMPI_PREFIX=$prefix bash scripts/bench.sh --out "$dir" \
-        --areas "rma-device rma-host" "${bench_args[@]}"
+        --areas "$areas" "${bench_args[@]}"
     status=$?
     copy_results "$dir" osu74-rma
     [ -n "$out" ] && [ -f "$dir/tables.md" ] && cp -f "$dir/tables.md" "$out/osu74-rma-tables.md"
