@@ -98,7 +98,8 @@
 #   memkind-bisect   ~480 s  gpu_memkind -np 2 +vp 8 on pool/managed/device buffers of 64 KiB
 #                            and 1 MiB, repeated in an equal share of the budget under each
 #                            of MEMKIND_VARIANTS (default: as built; AMPI_GPU_IPC=0;
-#                            AMPI_GPU_IPC_CACHE=off; UCX_TLS=^tcp, i.e. UCX's cuda_ipc back
+#                            AMPI_GPU_IPC_CACHE=off; AMPI_GPU_POOL_AS_MANAGED=on;
+#                            UCX_TLS=^tcp, i.e. UCX's cuda_ipc back
 #                            beside our route; UCX_MEMTYPE_CACHE=n):
 #                            repetitions and FAIL lines per variant in status.txt
 #   privat-gpu       ~150 s  globals privatization with device code: Jacobi3D (CUDA
@@ -661,7 +662,7 @@ memkind_stress_action() {
 memkind_bisect_action() {
     need_prefix || return 1
     local res=${out:-$work}/memkind-bisect status=0
-    local variants=${MEMKIND_VARIANTS:-default;AMPI_GPU_IPC=0;AMPI_GPU_IPC_CACHE=off;UCX_TLS=^tcp;UCX_MEMTYPE_CACHE=n}
+    local variants=${MEMKIND_VARIANTS:-default;AMPI_GPU_IPC=0;AMPI_GPU_IPC_CACHE=off;AMPI_GPU_POOL_AS_MANAGED=on;UCX_TLS=^tcp;UCX_MEMTYPE_CACHE=n}
     [ "$dry" = 1 ] && { echo "== memkind-bisect: $variants"; return 0; }
     mkdir -p "$res"
     AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build bash test/gpu/run.sh --build-only gpu_memkind >"$res/build.log" 2>&1 ||

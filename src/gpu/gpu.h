@@ -67,6 +67,10 @@ int gpu_thread_attach(void);
  * is by ptr: a buffer is expected to lie inside one allocation. */
 void gpu_classify(const void *ptr, size_t len, gpu_mem_t *out);
 
+/* Device memory the legacy CUDA IPC calls cannot export: stream-ordered
+ * pool memory (cudaMallocAsync) and VMM allocations (one driver query). */
+bool gpu_is_pool_memory(const void *ptr);
+
 /* Asynchronous copy of n bytes (device or host, any direction) on the calling
  * PE's stream, for ranks of one process.  Returns 0 when started (or, without
  * a GPU, already done by memcpy); otherwise the driver's error code, and c

@@ -95,6 +95,19 @@ static export_t *export_add(uintptr_t p)
     return &exports[slot];
 }
 
+bool gpu_is_pool_memory(const void *ptr)
+{
+    CUcontext previous;
+    if (!gpu_state.on || gpu_ctx_enter(&previous) != 0)
+        return false;
+    int legacy = 1;
+    if (gpu_drv.PointerGetAttribute(&legacy, GPU_CU_PTR_ATTR_IS_LEGACY_IPC, (CUdeviceptr)(uintptr_t)ptr) !=
+        GPU_CU_SUCCESS)
+        legacy = 1; /* drivers that do not know the attribute predate pools */
+    gpu_ctx_leave(previous);
+    return !legacy;
+}
+
 bool gpu_ipc_export(const void *ptr, size_t len, gpu_ipc_desc_t *d)
 {
     uintptr_t p = (uintptr_t)ptr;

@@ -36,6 +36,9 @@ ucx_mem_t p2p_ucx_mem(const void *buf, size_t bytes)
 {
     gpu_mem_t m;
     gpu_classify(buf, bytes, &m);
+    /* AMPI_GPU_POOL_AS_MANAGED: pool memory as UCX's own detection labels it */
+    if (m.kind == GPU_MEM_DEVICE && UTIL_UNLIKELY(p2p_proc.gpu_pool_as_managed) && gpu_is_pool_memory(buf))
+        return UCX_MEM_CUDA_MANAGED;
     return m.kind == GPU_MEM_DEVICE ? UCX_MEM_CUDA : m.kind == GPU_MEM_MANAGED ? UCX_MEM_CUDA_MANAGED : UCX_MEM_HOST;
 }
 

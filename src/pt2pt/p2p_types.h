@@ -135,6 +135,7 @@ typedef struct p2p_proc {
     bool gpu_ipc;       /* device payloads to other processes go by CUDA IPC (p2p_ipc.c) */
     bool gpu_ipc_push;  /* ... and the sender's GPU writes them (else the receiver's reads) */
     size_t gpu_ipc_push_min; /* ... from this many bytes on */
+    bool gpu_pool_as_managed; /* UCX is told pool memory is managed (AMPI_GPU_POOL_AS_MANAGED) */
     util_dlist_t copies; /* device copies in flight (p2p_gpu.c) */
     int ncopies;
     p2p_msg_t *env_pool; /* free envelope buffers of p2p_env_max() bytes */
