@@ -72,6 +72,7 @@ void env_proc_start(const ucx_job_t *job, int vp, bool any_thread)
 
 void env_proc_end(void)
 {
+    p2p_tally_report();
     fflush(stdout);
     rma_fini(); /* the one-sided worker and progress thread, before the UCX they use goes */
     if (ucx_active()) {

@@ -120,6 +120,10 @@ typedef enum {
     P2P_ROUTE_STAGED_EAGER, /* ... up to the eager limit: one host copy, then EAGER (p2p_stage.c) */
     P2P_ROUTE_OTHER         /* p2p_route_first: not one of its cases */
 } p2p_route_t;
+/* Under AMPI_DEBUG: count the route of a device payload sent to process
+ * proc (p2p_tally.c); report the counts, once, as the process ends. */
+void p2p_tally_device(p2p_route_t rt, int proc);
+void p2p_tally_report(void);
 
 /* The selector's first cases, from what every entry point knows anyway. */
 static inline p2p_route_t p2p_route_first(int dst_world, size_t bytes, bool dev, bool sync)

@@ -199,6 +199,8 @@ static void send_to(p2p_req_t *q, int dst_world)
         declined |= 1u << rt;
         rt = p2p_route_select(q, dst_world, declined);
     }
+    if (UTIL_UNLIKELY(util_debug_enabled) && q->dev)
+        p2p_tally_device(rt, proc);
 }
 
 int p2p_send_start(p2p_req_t *q)
