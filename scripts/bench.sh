@@ -13,7 +13,10 @@
 #                (default: all; the device ones need 2 GPUs and are left out,
 #                with a note, without them), and rma-host rma-device (never by
 #                default): the nine one-sided programs of the unmodified OSU
-#                7.4 release in OSU74_DIR, H H and -d cuda D D
+#                7.4 release in OSU74_DIR, H H and -d cuda D D, and, only when
+#                named, the areas between two nodes of the namespace test bed
+#                (root): nodes-p2p (H H) and nodes-device-p2p (D D, 2 GPUs),
+#                see scripts/bench-nodes.sh
 #   --cpu        no GPU areas even where GPUs are (Jacobi3D runs -cpu)
 #   --quick      tiny sizes and iteration counts: a test of the runner, its
 #                figures mean nothing
@@ -25,8 +28,9 @@
 #   meta.txt), BENCH_RUN_TIMEOUT (seconds per run, default 120), BENCH_COMMIT
 #   (the commit to report where the tree has no .git), BENCH_JACOBI_MODES
 #   (Jacobi3D modes with GPUs, default "D"), OSU74_DIR (an OSU 7.4 source
-#   tree, never committed: the rma areas build it with ampicc and mpicc),
-#   OMPI_MPICXX (mpicxx).
+#   tree, never committed: the rma areas build it with ampicc and mpicc, the
+#   nodes areas run its osu_latency and osu_bw when it is set),
+#   OMPI_MPICXX (mpicxx), NSBED_ID (the nodes areas' bed).
 # Before/after: BENCH_BASE_PREFIX=DIR (an install of AMPI-UCX from another
 #   commit) makes the reference that install instead of Open MPI: every
 #   series of ours gets a twin built with DIR/bin/ampicc and run by
@@ -75,10 +79,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 ngpu=0
 if [ $cpu = 0 ]; then ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); fi
 all_areas="host-p2p host-coll device-p2p device-coll jacobi vp"
-extra_areas="rma-host rma-device" # only when asked for: they need OSU74_DIR
+extra_areas="rma-host rma-device nodes-p2p nodes-device-p2p" # only when asked for (OSU74_DIR; the bed: root)
 [ -n "$areas" ] || areas=$all_areas
 for a in $areas; do
-    case " $all_areas $extra_areas " in *" $a "*) ;; *) echo "bench: unknown area $a (known: $all_areas)" >&2; exit 2 ;; esac
+    case " $all_areas $extra_areas " in *" $a "*) ;; *) echo "bench: unknown area $a (known: $all_areas $extra_areas)" >&2; exit 2 ;; esac
 done
 has_area() { case " $areas " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -93,7 +97,7 @@ status=0
 note() { echo "bench: $*"; echo "$*" >>"$notes"; }
 
 if [ "$ngpu" -lt 2 ]; then
-    for a in device-p2p device-coll rma-device; do
+    for a in device-p2p device-coll rma-device nodes-device-p2p; do
         has_area $a && note "$a left out: $ngpu GPU(s) in use here (needs 2)"
         areas=$(echo " $areas " | sed "s/ $a / /")
     done
@@ -321,6 +325,12 @@ if has_area vp; then
     add vp osu_allreduce "2+8" ompi-ob1 us "$(ompi ob1 8 osu_allreduce -c $coll_args)"
 fi
 
+# between two nodes of the namespace test bed
+if has_area nodes-p2p || has_area nodes-device-p2p; then
+    # shellcheck source=bench-nodes.sh
+    . "$repo/scripts/bench-nodes.sh"
+fi
+
 # Before/after: ours and its twin of the other build, nothing else.  The
 # twin's command is ours with the other install and its own binaries.
 if [ -n "$base_prefix" ]; then
@@ -376,7 +386,7 @@ declare -A warmed=()
 for s in "${series[@]}"; do
     IFS='|' read -r area _ _ side _ <<<"$s"
     kind=$side-${area%%-*}
-    [[ $area == rma-* ]] && kind=$side-$area # host and device buffers: one warm-up each
+    [[ $area == rma-* || $area == nodes-* ]] && kind=$side-$area # host and device buffers: one warm-up each
     [ -n "${warmed[$kind]:-}" ] && continue
     warmed[$kind]=1
     run_one 0 "$s"
@@ -414,7 +424,9 @@ done
     echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
     echo "gpus: $(nvidia-smi -L 2>/dev/null | sed 's/ (UUID.*//' | paste -sd ';' - || true)"
     echo "open mpi: $("$OMPI_MPIRUN" --version 2>/dev/null | head -1)"
-    echo "ucx for pml ucx: $("$AMPI_UCX_DIR/bin/ucx_info" -v 2>/dev/null | head -1 | sed 's/^# *//')"
+    # with the library path the runs have (else ucx_info may load the system's UCX)
+    echo "ucx for pml ucx: $(env "$ucx_env" "$AMPI_UCX_DIR/bin/ucx_info" -v 2>/dev/null | head -1 | sed 's/^# *//')"
+    echo "ucx for ours: $(ldd "$AMPI_PREFIX/lib/libampi.so" 2>/dev/null | awk '/libucp/ { print $3 }')"
     echo "rounds: $done_rounds (asked $rounds), after a warm-up; quick: $quick"
     echo "seconds: $SECONDS"
 } >"$out/meta.txt"
