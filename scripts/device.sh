@@ -105,6 +105,13 @@
 #   privat-gpu       ~150 s  globals privatization with device code: Jacobi3D (CUDA
 #                            kernels) built with ampicc -privatize, its -D/-H/-cpu checks
 #                            at -np 1 +vp N and -np 2 +vp N; test/privat/run.sh
+#   gpu-bed          ~480 s  two "nodes" (network namespaces) of one GPU each, Open MPI's
+#                            mpirun as the engine (test/multinode/gpu-bed.sh, within what is
+#                            left of the budget): device buffers between the nodes (gpu_pt2pt,
+#                            gpu_memkind, gpu_coll at 2 nodes x 1-2 processes x +vp 1-2, routes
+#                            checked), osu_latency/osu_bw H H and D D beside Open MPI, Jacobi3D
+#                            512^3 per GPU ODF 1/2/4/8 with and without -overlap; OSU74_DIR (or
+#                            .whl/osu-7.4): the unmodified OSU 7.4; $OUT/gpu-bed/summary.md
 #   host-test        ~200 s  host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
 #                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
 #                            ampirun matrix, and ring/pt2pt_basic under Open MPI's mpirun
@@ -174,7 +181,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [compare]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150
+    [sweep-hh]=40 [compare]=480 [gpu-bed]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -762,6 +769,20 @@ compare_action() {
     return "$status"
 }
 
+# gpu_bed_action: test/multinode/gpu-bed.sh within what is left of the
+# budget (needs root and 2 GPUs; the GPU parts skip with the reason on fewer).
+gpu_bed_action() {
+    need_prefix || return 1
+    local res=${out:-$work}/gpu-bed
+    echo "== gpu-bed: test/multinode/gpu-bed.sh --budget $(($(left) - 15)) --out $res"
+    [ "$dry" = 1 ] && return 0
+    AMPI_PREFIX=$prefix GPU_BED_WORK=$work/gpu-bed bash test/multinode/gpu-bed.sh --budget $(($(left) - 15)) \
+        --out "$res" 2>&1 | tee "$work/gpu-bed.log"
+    local status=${PIPESTATUS[0]}
+    [ -n "$out" ] && cp -f "$res/summary.md" "$out/gpu-bed-summary.md" 2>/dev/null
+    return "$status"
+}
+
 p2p="osu_latency osu_bw osu_bibw osu_latency_persistent osu_multi_lat osu_mbw_mr"
 coll="osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_barrier"
 run_action() {
@@ -796,6 +817,7 @@ run_action() {
                 "osu_allreduce osu_reduce osu_bcast" ;;
     host-test) host_test_action ;;
     compare) compare_action ;;
+    gpu-bed) gpu_bed_action ;;
     scale-p2p) scale_osu_action scale-p2p "osu_multi_lat osu_mbw_mr" ;;
     scale-coll) scale_osu_action scale-coll "osu_allreduce osu_bcast osu_allgather osu_alltoall" ;;
     scale-jacobi-small)
@@ -881,9 +903,10 @@ if [ -n "$out" ]; then
     (cd "$out" || exit
         tar czf results.tgz --warning=no-file-changed --exclude=results.tgz --exclude=console.log \
             --exclude=summary.md --exclude=current-tables.md --exclude=osu74-rma-tables.md \
-            --exclude=compare-tables.md .
+            --exclude=compare-tables.md --exclude=gpu-bed-summary.md .
         [ $? -le 1 ] && find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name console.log \
-            ! -name summary.md ! -name current-tables.md ! -name osu74-rma-tables.md ! -name compare-tables.md -exec rm -rf {} +)
+            ! -name summary.md ! -name current-tables.md ! -name osu74-rma-tables.md ! -name compare-tables.md \
+            ! -name gpu-bed-summary.md -exec rm -rf {} +)
 fi
 echo "device: ${actions[*]} finished with status $status"
 exit $status

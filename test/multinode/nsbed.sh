@@ -208,6 +208,8 @@ case ${1:-} in
         for v in $(compgen -e); do
             case $v in SLURM_* | SLURMD_* | PBS_* | LSB_* | LSF_* | PE_HOSTFILE | SGE_* | FLUX_* | OMPI_MCA_ras* | OMPI_MCA_plm*) unset "$v" ;; esac
         done
+        # the bed runs as root, which Open MPI refuses without these
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
         exec "${OMPI_MPIRUN:-mpirun}" --mca plm rsh --mca plm_rsh_agent "$self agent" \
             --mca ras ^slurm,tm,lsf,gridengine,alps,simulator --hostfile "$state/hostfile" \
             -np $((nnodes * ppn)) "$@"
