@@ -22,7 +22,8 @@
 #            node, ODF 1/2/4/8 ranks per GPU, with and without -overlap,
 #            GPU_BED_BLOCK^3 cells per GPU (default 512), after one checked
 #            run (-v); interleaved rounds; a table of the median ms per
-#            iteration and its ratio to ODF 1 (-cpu and 24^3 without GPUs).
+#            iteration and its ratio to ODF 1 (-cpu and 24^3 by default
+#            without GPUs).
 #
 #   test/multinode/gpu-bed.sh [--budget SECONDS] [--out DIR] [--parts "correct osu jacobi"]
 #
@@ -32,7 +33,8 @@
 # a subset (setup always runs).  Needs root (the bed) and Open MPI's mpirun;
 # without them everything is skipped with the reason.  Environment:
 # AMPI_PREFIX (.prefix), AMPI_BUILD (.build), OSU74_DIR, GPU_BED_BLOCK,
-# NSBED_ID (default 201; the osu part's bed is the next one), GPU_BED_ROUNDS
+# NSBED_ID (default 201, or the next free one; the osu part's bed is the
+# next free one after it), GPU_BED_ROUNDS
 # (at most this many rounds of osu and of jacobi, default 5), GPU_BED_WORK
 # (builds, default AMPI_BUILD/gpu-bed-work).
 # Output: PASS/FAIL/SKIP lines and a summary on stdout; OUT (default
@@ -59,7 +61,6 @@ case $budget in '' | *[!0-9]*) echo "gpu-bed: --budget needs seconds" >&2; exit 
 has_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 prefix=${AMPI_PREFIX:-$repo/.prefix}
 build=${AMPI_BUILD:-$repo/.build}
-block=${GPU_BED_BLOCK:-512}
 export NSBED_ID=${NSBED_ID:-201} NCCL_NVLS_ENABLE=0
 bed=$here/nsbed.sh
 work=${GPU_BED_WORK:-$build/gpu-bed-work}
@@ -99,6 +100,7 @@ command -v mpirun >/dev/null 2>&1 || skip_rest "Open MPI's mpirun not found"
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 gpus=yes
 [ "$ngpu" -ge 2 ] || gpus=""
+block=${GPU_BED_BLOCK:-$([ -n "$gpus" ] && echo 512 || echo 24)}
 if [ ! -x "$prefix/bin/ampicc" ]; then
     echo "== setup: ./setup.sh --no-demo"
     ./setup.sh --no-demo >"$out/logs/setup.log" 2>&1 || { fail gpu-bed/setup "setup.sh failed: $(tail_of "$out/logs/setup.log")"; summary; }
@@ -108,8 +110,14 @@ export AMPI_PREFIX=$prefix AMPI_BUILD=$build
 # its pml ucx
 ucx_lib=${AMPI_UCX_DIR:-$repo/.deps/ucx/libucx}/lib
 
-"$bed" down >/dev/null 2>&1
-if ! "$bed" up 2 >"$out/logs/bed.log" 2>&1; then
+# the first free bed ID from NSBED_ID on (a bed in use is another run's)
+bed_up=
+for _ in 1 2 3 4 5 6 7 8; do
+    "$bed" up 2 >"$out/logs/bed.log" 2>&1 && { bed_up=yes; break; }
+    grep -q 'is in use' "$out/logs/bed.log" || break
+    NSBED_ID=$((NSBED_ID % 249 + 1))
+done
+if [ -z "$bed_up" ]; then
     fail gpu-bed/bed "the bed did not come up: $(tail_of "$out/logs/bed.log")"
     summary
 fi
@@ -219,7 +227,7 @@ if has_part osu; then
     [ -z "$osu74" ] && [ -x "$repo/.whl/osu-7.4/configure" ] && osu74=$repo/.whl/osu-7.4
     echo "== osu: scripts/bench.sh --areas \"$areas\" (budget $((end - SECONDS)) s)"
     # a bed of its own, next to ours
-    NSBED_ID=$((NSBED_ID + 1)) BENCH_OSU74_DIR=$osu74 BENCH_BUDGET_S=$((end - SECONDS)) BENCH_RUN_TIMEOUT=90 \
+    NSBED_ID=$((NSBED_ID % 249 + 1)) BENCH_OSU74_DIR=$osu74 BENCH_BUDGET_S=$((end - SECONDS)) BENCH_RUN_TIMEOUT=90 \
         AMPI_UCX_DIR=${ucx_lib%/lib} bash scripts/bench.sh --areas "$areas" --rounds "${GPU_BED_ROUNDS:-5}" \
         --out "$work/osu" >"$out/logs/osu.log" 2>&1
     rc=$?
@@ -242,7 +250,7 @@ fi
 if has_part jacobi; then
     end=$((budget - 10))
     mode=D nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
-    [ -n "$gpus" ] || { mode=cpu block=24 nvcc=""; skip "gpu-bed/jacobi -D" "$ngpu GPU(s) here, needs 2: -cpu instead"; }
+    [ -n "$gpus" ] || { mode=cpu nvcc=""; skip "gpu-bed/jacobi -D" "$ngpu GPU(s) here, needs 2: -cpu instead"; }
     jdir=$work/jacobi-build
     if ! make -C apps/jacobi3d MPICC="$prefix/bin/ampicc" NVCC="$nvcc" BUILDDIR="$jdir" >"$out/logs/jacobi-build.log" 2>&1; then
         fail "gpu-bed/jacobi build" "$(tail_of "$out/logs/jacobi-build.log")"
@@ -290,7 +298,7 @@ if has_part jacobi; then
         done
         bash "$here/jacobi-table.sh" "$csv" | tee "$out/jacobi.md" | tee -a "$out/summary.md"
         if [ "$round" -ge 1 ]; then
-            pass "gpu-bed/jacobi -$mode ${block}^3 per GPU, odf 1-8 with and without -overlap: $round rounds"
+            pass "gpu-bed/jacobi -$mode ${block}^3 per node, odf 1-8 with and without -overlap: $round rounds"
         else
             fail "gpu-bed/jacobi" "no round fitted in the part's share of --budget $budget"
         fi

@@ -24,7 +24,7 @@ sort -t, -k3,3n -k4,4 -k6,6n "$1" | awk -F, '
     }
     END {
         if (nk == 0) { print "(no successful Jacobi3D runs)"; exit 0 }
-        printf "### Jacobi3D -%s between two nodes, %d^3 cells per GPU, one process per node\n\n", mode, block
+        printf "### Jacobi3D -%s between two nodes, %d^3 cells per node (one GPU each with -D), one process per node\n\n", mode, block
         print "| ODF | overlap | ms per iteration: median (min-max, n) | comm ms (median) | ratio to ODF 1 |"
         print "|---:|---|---|---:|---:|"
         for (i = 1; i <= nk; i++) {

@@ -13,7 +13,8 @@
 # library's own debug lines); fault cases: a node's processes killed
 # mid-job, a node's link cut mid-job (the job must end, naming the node or
 # within the time limit, never hang), Ctrl-C (SIGINT) to the launcher; after
-# each fault no process of the job may stay on any node; slurm_*: the same programs (and a
+# each fault no process of the job may stay on any node; gpu_bed
+# (gpu-bed.sh's correctness and Jacobi3D parts, host-only without GPUs); slurm_*: the same programs (and a
 # killed node) under Slurm's srun --mpi=pmix, with slurmctld on the machine
 # and one slurmd per node (slurmbed.sh), skipped with the reason when the
 # daemons cannot start.
@@ -38,7 +39,7 @@ export NSBED_ID=${NSBED_ID:-$(( ($$ % 249) + 1 ))}
 mkdir -p "$bindir" "$logdir"
 
 CASES='listeners layout ring in_allocation pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
-kill_node cut_link interrupt slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node
+kill_node cut_link interrupt gpu_bed slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node
 slurm_interrupt'
 wanted=$(select_programs "$CASES" "$@")
 
@@ -109,6 +110,20 @@ allocation_case() {
     [ -n "$why" ] || [ "$rc" -eq 0 ] || why="exit status $rc"
     [ -n "$why" ] || grep -q ' OK$' "$log" || why="no OK line"
     report_case "multinode/in_allocation" "$why" "$log"
+}
+
+# gpu-bed.sh's correctness part and its Jacobi3D rounds (small blocks, one
+# round) in a bed of their own: without GPUs its host programs and
+# Jacobi3D -cpu, with the GPU cases skipped; with 2 GPUs device buffers.
+gpu_bed_case() {
+    local log=$logdir/gpu_bed.log why=
+    timed_run "$log" 400 env NSBED_ID=$((NSBED_ID % 249 + 1)) GPU_BED_ROUNDS=1 GPU_BED_BLOCK=32 \
+        GPU_BED_WORK="$bindir/gpu-bed-work" bash "$here/gpu-bed.sh" --budget 360 --parts "correct jacobi" \
+        --out "$logdir/gpu-bed"
+    why=$(early_verdict "$log" "timed out")
+    [ -n "$why" ] || [ "$rc" -eq 0 ] || why="exit status $rc"
+    [ -n "$why" ] || grep -q '^[1-9][0-9]* passed, 0 failed' "$log" || why="no summary with 0 failed"
+    report_case "multinode/gpu_bed" "$why" "$log"
 }
 
 # Each process reports its shared-memory and CMA peers (AMPI_DEBUG): with 2
@@ -267,6 +282,7 @@ for c in $wanted; do
         routes) routes_case ;;
         layout) layout_case ;;
         in_allocation) allocation_case ;;
+        gpu_bed) gpu_bed_case ;;
         kill_node) fault_case kill_node kill ;;
         cut_link) fault_case cut_link cut ;;
         interrupt) fault_case interrupt interrupt ;;
