@@ -111,7 +111,8 @@
 #                            gpu_memkind, gpu_coll at 2 nodes x 1-2 processes x +vp 1-2, routes
 #                            checked), osu_latency/osu_bw H H and D D beside Open MPI, Jacobi3D
 #                            512^3 per GPU ODF 1/2/4/8 with and without -overlap; OSU74_DIR (or
-#                            .whl/osu-7.4): the unmodified OSU 7.4; $OUT/gpu-bed/summary.md
+#                            .whl/osu-7.4): the unmodified OSU 7.4; GPU_BED_PARTS: some of
+#                            "correct osu jacobi"; $OUT/gpu-bed-summary.md
 #   host-test        ~200 s  host MPI tests (test/mpi/run.sh: ring, pt2pt_basic,
 #                            pt2pt_modes, order, probe, coll_basic, coll_sizes) over the
 #                            ampirun matrix, and ring/pt2pt_basic under Open MPI's mpirun
@@ -777,7 +778,7 @@ gpu_bed_action() {
     echo "== gpu-bed: test/multinode/gpu-bed.sh --budget $(($(left) - 15)) --out $res"
     [ "$dry" = 1 ] && return 0
     AMPI_PREFIX=$prefix GPU_BED_WORK=$work/gpu-bed bash test/multinode/gpu-bed.sh --budget $(($(left) - 15)) \
-        --out "$res" 2>&1 | tee "$work/gpu-bed.log"
+        --parts "${GPU_BED_PARTS:-correct osu jacobi}" --out "$res" 2>&1 | tee "$work/gpu-bed.log"
     local status=${PIPESTATUS[0]}
     [ -n "$out" ] && cp -f "$res/summary.md" "$out/gpu-bed-summary.md" 2>/dev/null
     return "$status"

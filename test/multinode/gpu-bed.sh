@@ -27,10 +27,10 @@
 #
 #   test/multinode/gpu-bed.sh [--budget SECONDS] [--out DIR] [--parts "correct osu jacobi"]
 #
-# --budget (default 480): the whole run, set-up included; correct gets up
-# to 30% of it, osu up to 65%, jacobi the rest; no run starts that would
-# end after its part's share (each part says what it left out).  --parts:
-# a subset (setup always runs).  Needs root (the bed) and Open MPI's mpirun;
+# --budget (default 480): the whole run, set-up included, shared by the
+# parts run in the proportions correct 20, osu 50, jacobi 30; no run starts
+# that would end after its part's share (each part says what it left out;
+# a first round always runs).  --parts: a subset (setup always runs).  Needs root (the bed) and Open MPI's mpirun;
 # without them everything is skipped with the reason.  Environment:
 # AMPI_PREFIX (.prefix), AMPI_BUILD (.build), OSU74_DIR, GPU_BED_BLOCK,
 # NSBED_ID (default 201, or the next free one; the osu part's bed is the
@@ -59,6 +59,10 @@ while [ $# -gt 0 ]; do
 done
 case $budget in '' | *[!0-9]*) echo "gpu-bed: --budget needs seconds" >&2; exit 2 ;; esac
 has_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+for p in $parts; do
+    case $p in correct | osu | jacobi) ;; *) echo "gpu-bed: unknown part $p (correct osu jacobi)" >&2; exit 2 ;; esac
+done
+[ -n "${parts// /}" ] || { echo "gpu-bed: --parts names none of correct osu jacobi" >&2; exit 2; }
 prefix=${AMPI_PREFIX:-$repo/.prefix}
 build=${AMPI_BUILD:-$repo/.build}
 export NSBED_ID=${NSBED_ID:-201} NCCL_NVLS_ENABLE=0
@@ -67,9 +71,18 @@ work=${GPU_BED_WORK:-$build/gpu-bed-work}
 mkdir -p "$out/logs" "$work/bin"
 cd "$repo" || exit 2
 SECONDS=0
-# deadline SHARE: the second (from the start) by which a part with this
-# percentage of the budget must end
-deadline() { echo $((budget * $1 / 100)); }
+# deadline PART: the second (from the start) by which PART must end: the
+# parts run share the budget in proportion to their weights
+declare -A weight=([correct]=20 [osu]=50 [jacobi]=30)
+declare -A ends=()
+total=0 acc=0
+for p in correct osu jacobi; do has_part $p && total=$((total + weight[$p])); done
+for p in correct osu jacobi; do
+    has_part $p || continue
+    acc=$((acc + weight[$p]))
+    ends[$p]=$((budget * acc / total - 5))
+done
+deadline() { echo "${ends[$1]}"; }
 summary() {
     echo "$npass passed, $nfail failed, $nskip skipped ($SECONDS s of --budget $budget)" | tee -a "$out/summary.md"
     [ "$nfail" -eq 0 ]
@@ -163,7 +176,7 @@ check_routes() {
 }
 
 if has_part correct; then
-    end=$(deadline 30)
+    end=$(deadline correct)
     if [ -n "$gpus" ]; then
         progs="gpu_pt2pt gpu_memkind gpu_coll"
         # shellcheck disable=SC2086 # a list of programs
@@ -219,15 +232,20 @@ fi
 
 # ---- osu ---------------------------------------------------------------------
 if has_part osu; then
-    end=$(deadline 65)
+    end=$(deadline osu)
     areas="nodes-p2p"
     [ -n "$gpus" ] && areas="nodes-p2p nodes-device-p2p"
     [ -n "$gpus" ] || skip "gpu-bed/osu D D" "$ngpu GPU(s) here, needs 2"
     osu74=${OSU74_DIR:-}
     [ -z "$osu74" ] && [ -x "$repo/.whl/osu-7.4/configure" ] && osu74=$repo/.whl/osu-7.4
+    # OSU's default iterations up to 4 MiB take minutes a run over TCP: fewer
+    # (the tables say so)
+    lat_args=${BENCH_NODES_LAT_ARGS:--m 1:4194304 -i 1000 -x 100}
+    bw_args=${BENCH_NODES_BW_ARGS:--m 1:4194304 -i 20 -x 2}
     echo "== osu: scripts/bench.sh --areas \"$areas\" (budget $((end - SECONDS)) s)"
     # a bed of its own, next to ours
     NSBED_ID=$((NSBED_ID % 249 + 1)) BENCH_OSU74_DIR=$osu74 BENCH_BUDGET_S=$((end - SECONDS)) BENCH_RUN_TIMEOUT=90 \
+        BENCH_NODES_LAT_ARGS=$lat_args BENCH_NODES_BW_ARGS=$bw_args \
         AMPI_UCX_DIR=${ucx_lib%/lib} bash scripts/bench.sh --areas "$areas" --rounds "${GPU_BED_ROUNDS:-5}" \
         --out "$work/osu" >"$out/logs/osu.log" 2>&1
     rc=$?
@@ -248,7 +266,7 @@ fi
 
 # ---- jacobi ------------------------------------------------------------------
 if has_part jacobi; then
-    end=$((budget - 10))
+    end=$(deadline jacobi)
     mode=D nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
     [ -n "$gpus" ] || { mode=cpu nvcc=""; skip "gpu-bed/jacobi -D" "$ngpu GPU(s) here, needs 2: -cpu instead"; }
     jdir=$work/jacobi-build
