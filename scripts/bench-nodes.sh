@@ -94,7 +94,8 @@ for a in $nodes_areas; do
     for b in osu_latency osu_bw; do
         unit=MB/s sizes=${BENCH_NODES_BW_ARGS:-}
         [ $b = osu_latency ] && unit=us sizes=${BENCH_NODES_LAT_ARGS:-}
-        args="-c $dev ${p2p_args:-${sizes:--m 1:$max}} ${place%-*} ${place#*-}"
+        # -d cuda right before the buffer places: OSU 7.4's parser wants it there
+        args="-c ${p2p_args:-${sizes:--m 1:$max}} $dev ${place%-*} ${place#*-}"
         add $a $b $place ours $unit "$nodes_run $nodes_osu_dir_ours/$b $args"
         add $a $b $place ompi-ucx $unit "env $ucx_env $nodes_run --mca pml ucx --mca pml_ucx_tls any \
 --mca pml_ucx_devices any -x LD_LIBRARY_PATH $nodes_osu_dir_ompi/$b $args"
