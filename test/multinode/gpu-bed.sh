@@ -244,7 +244,7 @@ if has_part osu; then
     bw_args=${BENCH_NODES_BW_ARGS:--m 1:4194304 -i 20 -x 2}
     echo "== osu: scripts/bench.sh --areas \"$areas\" (budget $((end - SECONDS)) s)"
     # a bed of its own, next to ours
-    NSBED_ID=$((NSBED_ID % 249 + 1)) BENCH_OSU74_DIR=$osu74 BENCH_BUDGET_S=$((end - SECONDS)) BENCH_RUN_TIMEOUT=90 \
+    NSBED_ID=$((NSBED_ID % 249 + 1)) OSU74_DIR=$osu74 BENCH_BUDGET_S=$((end - SECONDS)) BENCH_RUN_TIMEOUT=90 \
         BENCH_NODES_LAT_ARGS=$lat_args BENCH_NODES_BW_ARGS=$bw_args \
         AMPI_UCX_DIR=${ucx_lib%/lib} bash scripts/bench.sh --areas "$areas" --rounds "${GPU_BED_ROUNDS:-5}" \
         --out "$work/osu" >"$out/logs/osu.log" 2>&1
