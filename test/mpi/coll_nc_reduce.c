@@ -13,24 +13,6 @@
 #define COLL_MODE 0
 #endif
 
-#define COLL(blocking, nonblocking, persistent, ...)                              \
-    do {                                                                          \
-        if (COLL_MODE == 0) {                                                     \
-            blocking(__VA_ARGS__, MPI_COMM_WORLD);                                \
-        } else {                                                                  \
-            MPI_Request rq_;                                                      \
-            if (COLL_MODE == 1) {                                                 \
-                nonblocking(__VA_ARGS__, MPI_COMM_WORLD, &rq_);                   \
-            } else {                                                              \
-                persistent(__VA_ARGS__, MPI_COMM_WORLD, MPI_INFO_NULL, &rq_);     \
-                MPI_Start(&rq_);                                                  \
-            }                                                                     \
-            MPI_Wait(&rq_, MPI_STATUS_IGNORE);                                    \
-            if (COLL_MODE == 2)                                                   \
-                MPI_Request_free(&rq_);                                           \
-        }                                                                         \
-    } while (0)
-
 #define K 3
 #define HOLE -77
 

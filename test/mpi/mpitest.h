@@ -238,4 +238,25 @@ static inline void mt_finish(int errs, const char *ok_line)
     fflush(stdout);
 }
 
+/* One collective call on MPI_COMM_WORLD in the form the including file's
+ * COLL_MODE says: 0 blocking, 1 nonblocking (then MPI_Wait), 2 persistent
+ * (MPI_Xxx_init, MPI_Start, MPI_Wait, MPI_Request_free). */
+#define COLL(blocking, nonblocking, persistent, ...)                                    \
+    do {                                                                                \
+        if (COLL_MODE == 0) {                                                           \
+            blocking(__VA_ARGS__, MPI_COMM_WORLD);                                      \
+        } else {                                                                        \
+            MPI_Request rq_;                                                            \
+            if (COLL_MODE == 1) {                                                       \
+                nonblocking(__VA_ARGS__, MPI_COMM_WORLD, &rq_);                         \
+            } else {                                                                    \
+                persistent(__VA_ARGS__, MPI_COMM_WORLD, MPI_INFO_NULL, &rq_);           \
+                MPI_Start(&rq_);                                                        \
+            }                                                                           \
+            MPI_Wait(&rq_, MPI_STATUS_IGNORE);                                          \
+            if (COLL_MODE == 2)                                                         \
+                MPI_Request_free(&rq_);                                                 \
+        }                                                                               \
+    } while (0)
+
 #endif
