@@ -83,21 +83,21 @@ int main(int argc, char **argv)
 
     int *in = strided(n * K, rank + 1), *out = strided((n + 1) * K, 0);
     holes(out, (n + 1) * K, -1);
-    COLL(MPI_Reduce, MPI_Ireduce, MPI_Reduce_init, in, out, K, every_other, MPI_SUM, root);
+    MT_COLL(MPI_Reduce, MPI_Ireduce, MPI_Reduce_init, in, out, K, every_other, MPI_SUM, root);
     if (rank == root)
         errs += check(rank, "reduce", out, K, sum_all, n, 0, -1);
     holes(out, (n + 1) * K, -1);
-    COLL(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, in, out, K, every_other, MPI_SUM);
+    MT_COLL(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, in, out, K, every_other, MPI_SUM);
     errs += check(rank, "allreduce", out, K, sum_all, n, 0, -1);
     int *inplace = strided(K, rank + 1);
-    COLL(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, MPI_IN_PLACE, inplace, K, every_other, MPI_SUM);
+    MT_COLL(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, MPI_IN_PLACE, inplace, K, every_other, MPI_SUM);
     errs += check(rank, "allreduce in place", inplace, K, sum_all, n, 0, HOLE);
     holes(out, (n + 1) * K, -1);
-    COLL(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, in, out, K, every_other, left);
+    MT_COLL(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, in, out, K, every_other, left);
     errs += check(rank, "allreduce, user op", out, K, rank0, n, 0, -1);
 
     holes(out, (n + 1) * K, -1);
-    COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, MPI_Reduce_scatter_block_init, in, out, K,
+    MT_COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, MPI_Reduce_scatter_block_init, in, out, K,
          every_other, MPI_SUM);
     errs += check(rank, "reduce_scatter_block", out, K, sum_all, n, rank * K, -1);
     int *counts = mt_malloc(sizeof(int) * (size_t)n), total = 0;
@@ -110,14 +110,14 @@ int main(int argc, char **argv)
         first += counts[i];
     int *vin = strided(total, rank + 1);
     holes(out, (n + 1) * K, -1);
-    COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_Reduce_scatter_init, vin, out, counts, every_other, MPI_SUM);
+    MT_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_Reduce_scatter_init, vin, out, counts, every_other, MPI_SUM);
     errs += check(rank, "reduce_scatter", out, counts[rank], sum_all, n, first, -1);
 
     holes(out, (n + 1) * K, -1);
-    COLL(MPI_Scan, MPI_Iscan, MPI_Scan_init, in, out, K, every_other, MPI_SUM);
+    MT_COLL(MPI_Scan, MPI_Iscan, MPI_Scan_init, in, out, K, every_other, MPI_SUM);
     errs += check(rank, "scan", out, K, scan_sum, n, 0, -1);
     holes(out, (n + 1) * K, -5);
-    COLL(MPI_Exscan, MPI_Iexscan, MPI_Exscan_init, in, out, K, every_other, MPI_SUM);
+    MT_COLL(MPI_Exscan, MPI_Iexscan, MPI_Exscan_init, in, out, K, every_other, MPI_SUM);
     if (rank > 0)
         errs += check(rank, "exscan", out, K, exscan_sum, n, 0, -5);
 

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     if (rank == root)
         for (int i = 0; i < K; i++)
             b[2 * i] = val(0, 0, i);
-    COLL(MPI_Bcast, MPI_Ibcast, MPI_Bcast_init, b, 1, strided_int, root);
+    MT_COLL(MPI_Bcast, MPI_Ibcast, MPI_Bcast_init, b, 1, strided_int, root);
     errs += check_strided(rank, "bcast", b, 1, from_block_owner, rank);
     free(b);
 
@@ -69,9 +69,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < K; i++)
         mine[i] = val(rank, 0, i);
     if (rank == root)
-        COLL(MPI_Gather, MPI_Igather, MPI_Gather_init, mine, K, MPI_INT, g, 1, strided_int, root);
+        MT_COLL(MPI_Gather, MPI_Igather, MPI_Gather_init, mine, K, MPI_INT, g, 1, strided_int, root);
     else
-        COLL(MPI_Gather, MPI_Igather, MPI_Gather_init, mine, K, MPI_INT, NULL, 0, MPI_INT, root);
+        MT_COLL(MPI_Gather, MPI_Igather, MPI_Gather_init, mine, K, MPI_INT, NULL, 0, MPI_INT, root);
     if (rank == root)
         errs += check_strided(rank, "gather", g, n, from_block_owner, rank);
 
@@ -89,13 +89,13 @@ int main(int argc, char **argv)
         g = strided(n);
         for (int i = 0; i < K; i++)
             g[2 * (K * displs[root] + i)] = val(root, 0, i);
-        COLL(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, MPI_IN_PLACE, 1, strided_int, g, counts, displs, strided_int, root);
+        MT_COLL(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, MPI_IN_PLACE, 1, strided_int, g, counts, displs, strided_int, root);
         for (int r = 0; r < n; r++)
             for (int i = 0; i < K; i++)
                 if (g[2 * (K * displs[r] + i)] != val(r, 0, i))
                     errs += mt_fail(rank, "gatherv: block of rank %d element %d wrong", r, i);
     } else {
-        COLL(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, one, 1, strided_int, NULL, NULL, NULL, MPI_INT, root);
+        MT_COLL(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, one, 1, strided_int, NULL, NULL, NULL, MPI_INT, root);
     }
 
     /* Scatter: strided at the root, plain ints elsewhere; Scatterv in place */
@@ -107,15 +107,15 @@ int main(int argc, char **argv)
                 s[2 * (K * r + i)] = val(0, r, i);
     }
     int got[K] = { 0 };
-    COLL(MPI_Scatter, MPI_Iscatter, MPI_Scatter_init, s, 1, strided_int, got, K, MPI_INT, root);
+    MT_COLL(MPI_Scatter, MPI_Iscatter, MPI_Scatter_init, s, 1, strided_int, got, K, MPI_INT, root);
     for (int i = 0; i < K; i++)
         if (got[i] != val(0, rank, i))
             errs += mt_fail(rank, "scatter: element %d is %d", i, got[i]);
     int *mine_s = strided(1);
     if (rank == root)
-        COLL(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, s, counts, displs, strided_int, MPI_IN_PLACE, 1, strided_int, root);
+        MT_COLL(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, s, counts, displs, strided_int, MPI_IN_PLACE, 1, strided_int, root);
     else
-        COLL(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, NULL, NULL, NULL, MPI_INT, mine_s, 1, strided_int, root);
+        MT_COLL(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, NULL, NULL, NULL, MPI_INT, mine_s, 1, strided_int, root);
     if (rank != root) /* block displs[rank] of the root's buffer = val(0, displs[rank], i) */
         for (int i = 0; i < K; i++)
             if (mine_s[2 * i] != val(0, displs[rank], i) || mine_s[2 * i + 1] != HOLE)
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
     int *ag = strided(n);
     for (int i = 0; i < K; i++)
         ag[2 * (K * rank + i)] = val(rank, 0, i);
-    COLL(MPI_Allgather, MPI_Iallgather, MPI_Allgather_init, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ag, 1, strided_int);
+    MT_COLL(MPI_Allgather, MPI_Iallgather, MPI_Allgather_init, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ag, 1, strided_int);
     errs += check_strided(rank, "allgather in place", ag, n, from_block_owner, rank);
 
     /* Allgatherv: plain ints sent, strided received */
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
     ag = strided(n);
     for (int i = 0; i < n; i++)
         displs[i] = i;
-    COLL(MPI_Allgatherv, MPI_Iallgatherv, MPI_Allgatherv_init, mine, K, MPI_INT, ag, counts, displs, strided_int);
+    MT_COLL(MPI_Allgatherv, MPI_Iallgatherv, MPI_Allgatherv_init, mine, K, MPI_INT, ag, counts, displs, strided_int);
     errs += check_strided(rank, "allgatherv", ag, n, from_block_owner, rank);
 
     /* Alltoall strided both ways, and in place */
@@ -141,9 +141,9 @@ int main(int argc, char **argv)
     for (int r = 0; r < n; r++)
         for (int i = 0; i < K; i++)
             a_in[2 * (K * r + i)] = val(rank, r, i);
-    COLL(MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init, a_in, 1, strided_int, a_out, 1, strided_int);
+    MT_COLL(MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init, a_in, 1, strided_int, a_out, 1, strided_int);
     errs += check_strided(rank, "alltoall", a_out, n, a2a_want, rank);
-    COLL(MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a_in, 1, strided_int);
+    MT_COLL(MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a_in, 1, strided_int);
     errs += check_strided(rank, "alltoall in place", a_in, n, a2a_want, rank);
 
     /* Alltoallv: strided sent, plain ints received */
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < K; i++)
             a_out[2 * (K * r + i)] = val(rank, r, i);
     }
-    COLL(MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init, a_out, counts, displs, strided_int, plain, kc, kd, MPI_INT);
+    MT_COLL(MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init, a_out, counts, displs, strided_int, plain, kc, kd, MPI_INT);
     for (int r = 0; r < n; r++)
         for (int i = 0; i < K; i++)
             if (plain[K * r + i] != val(r, rank, i))

@@ -241,7 +241,7 @@ static inline void mt_finish(int errs, const char *ok_line)
 /* One collective call on MPI_COMM_WORLD in the form the including file's
  * COLL_MODE says: 0 blocking, 1 nonblocking (then MPI_Wait), 2 persistent
  * (MPI_Xxx_init, MPI_Start, MPI_Wait, MPI_Request_free). */
-#define COLL(blocking, nonblocking, persistent, ...)                                    \
+#define MT_COLL(blocking, nonblocking, persistent, ...)                                  \
     do {                                                                                \
         if (COLL_MODE == 0) {                                                           \
             blocking(__VA_ARGS__, MPI_COMM_WORLD);                                      \
