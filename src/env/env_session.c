@@ -2,7 +2,7 @@
  * through MPI_Session_init instead of MPI_Init (OSU 7.4 does with
  * --session).
  *
- * A rank's first session starts the rank's MPI as MPI_Init_thread would,
+ * A rank's first MPI_Session_init starts the rank's MPI as MPI_Init_thread would,
  * unless MPI_Init already did; its last MPI_Session_finalize ends it again
  * (MPI_Finalize) if a session started it.  Two process sets exist,
  * "mpi://WORLD" and "mpi://SELF"; MPI_Comm_create_from_group makes a
