@@ -52,6 +52,19 @@ static const void *origin_bytes(const void *buf, int count, MPI_Datatype dt, voi
     return *tmp;
 }
 
+/* Compare_and_swap's origin and compare values into host bytes: either may
+ * be device memory (CUDA-aware codes pass device buffers to every call). */
+static void cas_operands(char *dst, const rma_args_t *a, size_t sz)
+{
+    const void *from[2] = { a->obuf, a->cmp };
+    for (int k = 0; k < 2; k++) {
+        if (p2p_is_device(from[k], sz))
+            p2p_copy_sync(dst + (size_t)k * sz, from[k], sz);
+        else
+            memcpy(dst + (size_t)k * sz, from[k], sz);
+    }
+}
+
 /* Scatter n answer bytes into the result buffer (count elements of dt). */
 static void result_store(void *buf, int count, MPI_Datatype dt, const void *bytes, size_t n)
 {
@@ -211,8 +224,7 @@ static int issue_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *
             err = MPI_ERR_TYPE;
             break;
         }
-        memcpy(buf, a->obuf, sz);
-        memcpy(buf + sz, a->cmp, sz);
+        cas_operands(buf, a, sz);
         rma_acc_lock(acc_lk);
         rma_apply_cas(t, buf, buf + sz, res, sz, dev);
         rma_acc_unlock(acc_lk);
@@ -296,8 +308,7 @@ static int issue_remote(rma_win_t *w, const rma_args_t *a, size_t tbytes, p2p_re
             free(segs);
             return MPI_ERR_TYPE;
         }
-        memcpy(cas, a->obuf, sz);
-        memcpy(cas + sz, a->cmp, sz);
+        cas_operands(cas, a, sz);
         payload = cas;
         plen = 2 * sz;
         h.len = sz;

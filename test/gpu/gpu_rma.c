@@ -8,7 +8,9 @@
  *   - many small puts and gets, vector target types, Rput/Rget (lock_all,
  *     flush): between processes of one node by the CUDA IPC mapping of the
  *     target's window, else by driver copies at the target,
- *   - accumulates (SUM) into rank 0's window, fetch_and_op on a counter.
+ *   - accumulates (SUM) into rank 0's window, fetch_and_op on a counter,
+ *   - compare_and_swap, fetch_and_op and get_accumulate whose origin,
+ *     compare and result buffers are device memory.
  * Data is checked through cudaMemcpy on every rank.  Run by test/gpu/run.sh
  * (skipped with the reason where there is no GPU). */
 #include "gputest.h"
@@ -132,11 +134,52 @@ int main(int argc, char **argv)
     if (fetched < 0 || fetched >= size)
         errs += gt_fail(rank, "fetch_and_op fetched %d", fetched);
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* the atomics with every origin, compare and result buffer in device
+     * memory (OSU's -d cuda one-sided runs pass them so): each rank claims
+     * one step of a counter by compare-and-swap (retrying with the value it
+     * saw), adds one by fetch_and_op and by get_accumulate */
+    int *datom; /* origin, compare, result */
+    GT_CUDA(cudaMalloc((void **)&datom, 3 * sizeof(int)));
+    int seen = 0, tries = 0, dev_fetched = -1, dev_gacc = -1;
+    for (;;) {
+        int h[2] = { seen + 1, seen };
+        GT_CUDA(cudaMemcpy(datom, h, sizeof h, cudaMemcpyHostToDevice));
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+        MPI_Compare_and_swap(datom, datom + 1, datom + 2, MPI_INT, 0, bytes + 2 * sizeof(int), win);
+        MPI_Win_unlock(0, win);
+        int got;
+        GT_CUDA(cudaMemcpy(&got, datom + 2, sizeof got, cudaMemcpyDeviceToHost));
+        if (got == seen)
+            break;
+        if (got < 0 || got >= size || ++tries > 4 * size) {
+            errs += gt_fail(rank, "device compare_and_swap saw %d after %d tries", got, tries);
+            break;
+        }
+        seen = got;
+    }
+    GT_CUDA(cudaMemcpy(datom, &one, sizeof one, cudaMemcpyHostToDevice));
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Fetch_and_op(datom, datom + 2, MPI_INT, 0, bytes + 3 * sizeof(int), MPI_SUM, win);
+    MPI_Win_unlock(0, win);
+    GT_CUDA(cudaMemcpy(&dev_fetched, datom + 2, sizeof(int), cudaMemcpyDeviceToHost));
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Get_accumulate(datom, 1, MPI_INT, datom + 1, 1, MPI_INT, 0, bytes + 4 * sizeof(int), 1, MPI_INT, MPI_SUM,
+                       win);
+    MPI_Win_unlock(0, win);
+    GT_CUDA(cudaMemcpy(&dev_gacc, datom + 1, sizeof(int), cudaMemcpyDeviceToHost));
+    if (dev_fetched < 0 || dev_fetched >= size || dev_gacc < 0 || dev_gacc >= size)
+        errs += gt_fail(rank, "device fetch_and_op fetched %d, get_accumulate %d", dev_fetched, dev_gacc);
+    GT_CUDA(cudaFree(datom));
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
-        int w[2];
+        int w[5];
         GT_CUDA(cudaMemcpy(w, (char *)win_mem + bytes, sizeof w, cudaMemcpyDeviceToHost));
-        if (w[0] != size || w[1] != size)
-            errs += gt_fail(rank, "device accumulate gave %d and %d, expected %d", w[0], w[1], size);
+        for (int k = 0; k < 5; k++)
+            if (w[k] != size)
+                errs += gt_fail(rank, "device counter %d (accumulate, fetch_and_op, compare_and_swap, "
+                                      "fetch_and_op and get_accumulate from device) is %d, expected %d",
+                                k, w[k], size);
     }
     MPI_Win_free(&win);
     GT_CUDA(cudaFree(win_mem));
