@@ -543,7 +543,9 @@ scale_osu_action() {
 # MPI_Finalize.  A program named there but not built is listed as such; a
 # run the budget leaves no time for, too.  Sizes: up to 1 MiB (the
 # non-blocking and persistent collectives up to 64 KiB: they time a compute
-# phase per size).  -np 2, except the fan-in/fan-out programs (-np 4).
+# phase per size).  The collectives validate their results (-c: a Fail line,
+# or no Pass line, fails the run).  -np 2, except the fan-in/fan-out and
+# neighborhood programs (-np 4).
 osu74_exit_action() {
     need_prefix || return 1
     local dir=$work/osu74 src=${OSU74_DIR:-$PWD/.osu74} status=0
@@ -561,7 +563,7 @@ osu74_exit_action() {
         echo "osu74-exit: build failed (logs in $res)"
         return 1
     fi
-    local m=$dir/c/mpi p sub args rc np limit nrun=0 nok=0
+    local m=$dir/c/mpi p sub args rc np limit check verdict nrun=0 nok=0
     : >"$res/status.txt"
     # every program of the pt2pt and collective Makefile.am files (joined
     # continuation lines, every *_PROGRAMS assignment, conditional ones too)
@@ -587,22 +589,38 @@ osu74_exit_action() {
         fi
         [ "$limit" -gt 90 ] && limit=90
         args="-i 50 -x 5 -d cuda" # -d cuda [D D] last: OSU 7.4's parser wants it there
-        np=2
+        np=2 check=
         case $p in
         pt2pt/congestion/*) np=4 args="-m 1:1048576 $args D D" ;;
         pt2pt/*) args="-m 1:1048576 $args D D" ;;
         *barrier*) ;;
-        collective/blocking/*) args="-m 1:1048576 $args" ;;
-        *) args="-m 1:65536 $args" ;;
+        # OSU 7.4's osu_allreduce_persistent validates recvbuf while its
+        # MPI_Allreduce_init names recvbuf_warmup: -c fails under any MPI
+        *osu_allreduce_persistent) args="-m 1:65536 $args" ;;
+        # the neighborhood programs run nothing (and exit 0) below 4 processes
+        collective/neighborhood/*) np=4 check=-c args="-m 1:65536 -c $args" ;;
+        collective/blocking/*) check=-c args="-m 1:1048576 -c $args" ;;
+        *) check=-c args="-m 1:65536 -c $args" ;;
         esac
         # shellcheck disable=SC2086
         timeout $((limit + 10)) "$prefix/bin/ampirun" --timeout "$limit" -np $np "$m/$p" $args \
             >"$res/$(basename "$p").log" 2>&1
         rc=$?
+        # -c: every size prints Pass; a run that validated nothing fails too
+        verdict=
+        if [ -n "$check" ] && [ $rc = 0 ]; then
+            if grep -q 'Fail' "$res/$(basename "$p").log"; then
+                rc=fail verdict=", validation failed"
+            elif ! grep -q 'Pass' "$res/$(basename "$p").log"; then
+                rc=none verdict=", nothing validated"
+            else
+                verdict=", validated (-c)"
+            fi
+        fi
         nrun=$((nrun + 1))
-        [ $rc = 0 ] && nok=$((nok + 1))
-        echo "$(basename "$p") -np $np: exit $rc" | tee -a "$res/status.txt"
-        [ $rc = 0 ] || status=1
+        [ "$rc" = 0 ] && nok=$((nok + 1))
+        echo "$(basename "$p") -np $np: exit $rc$verdict" | tee -a "$res/status.txt"
+        [ "$rc" = 0 ] || status=1
     done
     # two ranks in one process: both reset the device after MPI_Finalize
     if [ "$(left)" -gt 40 ]; then
