@@ -53,7 +53,25 @@ typedef struct {
     int count;
     size_t bytes;
     char *t1, *t2; /* the user op's operands in dt's layout */
+    char *b1, *b2; /* their allocations (t1, t2 may point before them) */
 } fold_t;
+
+/* A fold of count elements with op o; a user op needs its two operands
+ * unpacked, so it gets room for both in the type's layout. */
+static int fold_init(fold_t *f, const coll_op_t *o, int count)
+{
+    *f = (fold_t){ .o = o, .count = count, .bytes = (size_t)count * dt_size(o->dt) };
+    if (o->kernel)
+        return MPI_SUCCESS;
+    f->b1 = layout_alloc(o->dt, count, &f->t1);
+    f->b2 = layout_alloc(o->dt, count, &f->t2);
+    return f->b1 && f->b2 ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static void fold_free(fold_t *f)
+{
+    free(f->b1), free(f->b2);
+}
 
 /* acc = x op acc (count packed elements). */
 static void fold(const fold_t *f, const char *x, char *acc)
@@ -89,13 +107,10 @@ static int red_run(p2p_rank_t *r, core_comm_t *c, nc_red_t k, const void *in, vo
     size_t bytes = (size_t)count * dt_size(dt);
     bool folds = k == NC_SCAN || k == NC_EXSCAN || me == at;
     char *mine = malloc(bytes + 1), *all = folds ? malloc((size_t)n * bytes + 1) : NULL, *acc = malloc(bytes + 1);
-    char *b1 = NULL, *b2 = NULL;
-    fold_t f = { o, count, bytes, NULL, NULL };
-    if (!o->kernel) {
-        b1 = layout_alloc(dt, count, &f.t1);
-        b2 = layout_alloc(dt, count, &f.t2);
-    }
-    int err = !mine || !acc || (folds && !all) || (!o->kernel && (!b1 || !b2)) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    fold_t f;
+    int err = fold_init(&f, o, count);
+    if (!mine || !acc || (folds && !all))
+        err = MPI_ERR_NO_MEM;
     if (!err) {
         dt_pack(in, count, dt, mine);
         coll_layout_t rl = { .count = bytes, .dt = MPI_BYTE };
@@ -142,7 +157,8 @@ static int red_run(p2p_rank_t *r, core_comm_t *c, nc_red_t k, const void *in, vo
         free(bcounts);
     }
 out:
-    free(mine), free(all), free(acc), free(b1), free(b2);
+    free(mine), free(all), free(acc);
+    fold_free(&f);
     return err;
 }
 
@@ -237,21 +253,18 @@ int coll_nc_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datat
         err = coll_nc_host(inoutbuf, 1);
     if (err || count == 0)
         return err;
-    size_t bytes = (size_t)count * dt_size(dt);
-    char *x = malloc(bytes + 1), *acc = malloc(bytes + 1), *b1 = NULL, *b2 = NULL;
-    fold_t f = { &o, count, bytes, NULL, NULL };
-    if (!o.kernel) {
-        b1 = layout_alloc(dt, count, &f.t1);
-        b2 = layout_alloc(dt, count, &f.t2);
-    }
-    if (!x || !acc || (!o.kernel && (!b1 || !b2))) {
+    fold_t f;
+    err = fold_init(&f, &o, count);
+    char *x = malloc(f.bytes + 1), *acc = malloc(f.bytes + 1);
+    if (!x || !acc)
         err = MPI_ERR_NO_MEM;
-    } else {
+    if (!err) {
         dt_pack(inbuf, count, dt, x);
         dt_pack(inoutbuf, count, dt, acc);
         fold(&f, x, acc);
-        dt_unpack(acc, bytes, inoutbuf, count, dt);
+        dt_unpack(acc, f.bytes, inoutbuf, count, dt);
     }
-    free(x), free(acc), free(b1), free(b2);
+    free(x), free(acc);
+    fold_free(&f);
     return err;
 }
