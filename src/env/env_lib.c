@@ -19,11 +19,7 @@ p2p_rank_t *env_lib_start(void)
     if (p2p_proc.ranks)
         return NULL;
     ucx_job_t job;
-    ucx_pmix_init(&job);
-    util_log_init(job.nprocs > 1 ? job.proc : -1);
-    if (core_settings_check() > 0)
-        ucx_pmix_abort(1, "stopped: an AMPI_* setting is not valid (see above)");
-    util_debug_enabled = core_setting_bool(CORE_SET_DEBUG);
+    env_proc_join(&job);
     /* ranks as user-level threads need a main of ours to run them in */
     long long vp;
     if (core_setting_int(CORE_SET_VP, &vp) && vp != job.nprocs) {

@@ -7,9 +7,19 @@
 #include "gpu/gpu.h"
 #include "shm/shm.h"
 #include "core/core_settings.h"
+#include "util/util_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+
+void env_proc_join(ucx_job_t *job)
+{
+    ucx_pmix_init(job);
+    util_log_init(job->nprocs > 1 ? job->proc : -1);
+    if (core_settings_check() > 0)
+        ucx_pmix_abort(1, "stopped: an AMPI_* setting is not valid (see above)");
+    util_debug_enabled = core_setting_bool(CORE_SET_DEBUG);
+}
 
 void env_proc_start(const ucx_job_t *job, int vp, bool any_thread)
 {

@@ -8,7 +8,11 @@
 #include <stdbool.h>
 #include "ucx/ucx_pmix.h"
 
-/* After ucx_pmix_init and the settings check: the process's ranks (vp in
+/* The job this process belongs to (PMIx), the log's process tag and the
+ * settings, checked: a misspelt value stops the job here, before any rank
+ * runs, rather than quietly running it with the default. */
+void env_proc_join(ucx_job_t *job);
+/* After env_proc_join: the process's ranks (vp in
  * the job), GPU, UCX and the shared-memory rings, ready for the ranks to
  * run.  any_thread: MPI calls may come from any OS thread, one at a time. */
 void env_proc_start(const ucx_job_t *job, int vp, bool any_thread);

@@ -176,13 +176,7 @@ int AMPI_Run(int argc, char **argv, int (*user_main)(int, char **))
 {
     int vp_arg = env_take_vp_arg(&argc, argv);
     ucx_job_t job;
-    ucx_pmix_init(&job);
-    util_log_init(job.nprocs > 1 ? job.proc : -1);
-    /* a misspelt value stops the job here, before any rank runs, rather
-     * than quietly running it with the default */
-    if (core_settings_check() > 0)
-        ucx_pmix_abort(1, "stopped: an AMPI_* setting is not valid (see above)");
-    util_debug_enabled = core_setting_bool(CORE_SET_DEBUG);
+    env_proc_join(&job);
 
     long long vp = vp_arg;
     if (vp <= 0 && !core_setting_int(CORE_SET_VP, &vp))
