@@ -19,6 +19,7 @@
  * osu_options.o and osu_device.o.
  */
 #include "osu_internal.h"
+#include "osu_halo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,68 +27,6 @@
 
 enum { F_XSUB, F_XVEC, F_YSUB, F_ZSUB, F_COUNT };
 static const char *const face_name[F_COUNT] = {"x-sub", "x-vec", "y-sub", "z-sub"};
-
-struct ddt_options {
-    char where;
-    int validate, iterations, skip;
-    long long min_n, max_n;
-};
-
-static int parse_args(int argc, char **argv, struct ddt_options *o, int rank)
-{
-    long long v, lo;
-    *o = (struct ddt_options){ 'H', 0, 100, 10, 16, 256 };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-c")) {
-            o->validate = 1;
-            continue;
-        }
-        if (!val || strlen(a) != 2 || a[0] != '-')
-            goto bad;
-        i++;
-        switch (a[1]) {
-        case 'd':
-            if (strcmp(val, "cuda"))
-                goto bad;
-            o->where = 'D';
-            break;
-        case 'i':
-        case 'x':
-            if (osu_parse_integer(val, a[1] == 'i' ? 1 : 0, 1000000000, &v))
-                goto bad;
-            *(a[1] == 'i' ? &o->iterations : &o->skip) = (int)v;
-            break;
-        case 'm': {
-            const char *colon = strchr(val, ':');
-            char first[32];
-            lo = o->min_n;
-            if (colon) {
-                size_t len = (size_t)(colon - val);
-                if (len == 0 || len >= sizeof first)
-                    goto bad;
-                memcpy(first, val, len);
-                first[len] = '\0';
-                if (osu_parse_integer(first, 2, 1024, &lo))
-                    goto bad;
-                val = colon + 1;
-            }
-            if (osu_parse_integer(val, 2, 1024, &v) || v < lo)
-                goto bad;
-            o->min_n = lo;
-            o->max_n = v;
-            break;
-        }
-        default:
-            goto bad;
-        }
-    }
-    return 0;
-bad:
-    if (rank == 0)
-        fprintf(stderr, "usage: osu_halo_ddt [-d cuda] [-c] [-m [min:]max] [-i iterations] [-x warmup]\n");
-    return 1;
-}
 
 /* Face f of an N^3 grid with halo: the layer next to the face (send) or
  * the halo layer beyond it (receive). */
@@ -122,8 +61,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    struct ddt_options o;
-    if (parse_args(argc, argv, &o, rank) || size < 2) {
+    struct osu_halo_options o = { .where = 'H', .iterations = 100, .skip = 10, .min = 16, .max = 256 };
+    if (osu_halo_parse(argc, argv, "osu_halo_ddt [-d cuda] [-c] [-m [min:]max] [-i iterations] [-x warmup]", 2,
+                       1024, &o, rank) ||
+        size < 2) {
         if (size < 2 && rank == 0)
             fprintf(stderr, "osu_halo_ddt needs two ranks\n");
         MPI_Finalize();
@@ -144,7 +85,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     int errors = 0;
-    for (long long n = o.min_n; n <= o.max_n; n *= 2) {
+    for (long long n = o.min; n <= o.max; n *= 2) {
         size_t cells = (size_t)(n + 2) * (n + 2) * (n + 2), bytes = cells * sizeof(double);
         double *host = NULL, *grid = NULL;
         if (rank < 2) {

@@ -15,75 +15,13 @@
  * osu_options.o and osu_device.o (buffers, patterns, GPU selection).
  */
 #include "osu_internal.h"
+#include "osu_halo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define HALO_MAX_NEIGHBOURS 6
-
-struct halo_options {
-    char where;        /* 'H' or 'D' */
-    int validate, neighbours, iterations, skip;
-    size_t min_size, max_size;
-};
-
-/* Returns 0, or 1 after printing why the arguments are wrong. */
-static int parse_args(int argc, char **argv, struct halo_options *o, int rank)
-{
-    long long v, lo;
-    *o = (struct halo_options){ 'H', 0, 6, -1, -1, 1, (size_t)1 << 20 };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-c")) {
-            o->validate = 1;
-            continue;
-        }
-        if (!val || strlen(a) != 2 || a[0] != '-')
-            goto bad;
-        i++;
-        switch (a[1]) {
-        case 'd':
-            if (strcmp(val, "cuda"))
-                goto bad;
-            o->where = 'D';
-            break;
-        case 'n':
-            if (osu_parse_integer(val, 2, 6, &v) || v % 2)
-                goto bad;
-            o->neighbours = (int)v;
-            break;
-        case 'i':
-        case 'x':
-            if (osu_parse_integer(val, a[1] == 'i' ? 1 : 0, 1000000000, &v))
-                goto bad;
-            *(a[1] == 'i' ? &o->iterations : &o->skip) = (int)v;
-            break;
-        case 'm': {
-            const char *colon = strchr(val, ':');
-            char first[32] = "";
-            if (colon && (size_t)(colon - val) < sizeof first)
-                memcpy(first, val, (size_t)(colon - val));
-            lo = 1;
-            if (colon && first[0] && osu_parse_integer(first, 1, 1LL << 32, &lo))
-                goto bad;
-            if (osu_parse_integer(colon ? colon + 1 : val, lo, 1LL << 32, &v))
-                goto bad;
-            o->min_size = (size_t)lo;
-            o->max_size = (size_t)v;
-            break;
-        }
-        default:
-            goto bad;
-        }
-    }
-    return 0;
-bad:
-    if (rank == 0)
-        fprintf(stderr, "usage: osu_halo_persistent [-d cuda] [-c] [-n 2|4|6] [-m [min:]max] "
-                        "[-i iterations] [-x warmup]\n");
-    return 1;
-}
 
 struct halo {
     int n;                               /* neighbours */
@@ -118,7 +56,7 @@ static void find_neighbours(struct halo *h, int rank, int size)
 static int origin(int rank, int k) { return rank * HALO_MAX_NEIGHBOURS + k; }
 
 /* Seconds per exchange on this rank, and (-c) the wrong bytes seen. */
-static double run_size(struct halo *h, const struct halo_options *o, int rank, size_t size, long *errors)
+static double run_size(struct halo *h, const struct osu_halo_options *o, int rank, size_t size, long *errors)
 {
     int iters = o->iterations > 0 ? o->iterations : size > 8192 ? 100 : 1000;
     int skip = o->skip >= 0 ? o->skip : size > 8192 ? 10 : 100;
@@ -149,19 +87,22 @@ static double run_size(struct halo *h, const struct halo_options *o, int rank, s
 
 int main(int argc, char **argv)
 {
-    struct halo_options o;
+    struct osu_halo_options o;
     struct halo h;
     int rank, size, bad, status = 0;
     int local = osu_local_rank_from_env();
     struct osu_parse dev = { OSU_STATUS_OK, "" };
-    bad = parse_args(argc, argv, &o, 0); /* (printed by rank 0 below) */
+    const char *usage = "osu_halo_persistent [-d cuda] [-c] [-n 2|4|6] [-m [min:]max] [-i iterations] [-x warmup]";
+    o = (struct osu_halo_options){ .where = 'H', .neighbours = 6, .iterations = -1, .skip = -1, .min = 1,
+                                   .max = 1 << 20 };
+    bad = osu_halo_parse(argc, argv, usage, 1, 1LL << 32, &o, 1); /* (printed by rank 0 below) */
     if (!bad && o.where == 'D' && local >= 0)
         osu_select_device(local, &dev); /* before MPI_Init, as OSU does */
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (bad) {
-        parse_args(argc, argv, &o, rank);
+        osu_halo_parse(argc, argv, usage, 1, 1LL << 32, &o, rank);
         MPI_Finalize();
         return 1;
     }
@@ -178,8 +119,8 @@ int main(int argc, char **argv)
     h.n = o.neighbours;
     find_neighbours(&h, rank, size);
     for (int k = 0; k < h.n; k++) {
-        h.s[k] = osu_buffer_alloc(o.where, o.max_size);
-        h.r[k] = osu_buffer_alloc(o.where, o.max_size);
+        h.s[k] = osu_buffer_alloc(o.where, (size_t)o.max);
+        h.r[k] = osu_buffer_alloc(o.where, (size_t)o.max);
         if (!h.s[k] || !h.r[k])
             MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -189,7 +130,7 @@ int main(int argc, char **argv)
         printf("%-10s%18s\n", "# Size", "Avg time per exchange (us)");
         fflush(stdout);
     }
-    for (size_t s = o.min_size; s <= o.max_size && !status; s *= 2) {
+    for (size_t s = (size_t)o.min; s <= (size_t)o.max && !status; s *= 2) {
         long errors, all_errors;
         double t = run_size(&h, &o, rank, s, &errors), sum;
         MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "osu_internal.h"
+#include "osu_halo.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -387,4 +388,77 @@ void osu_print_usage(const struct osu_benchmark *bench)
            "exit\n");
     printf("  -h, --help                 print this help and exit\n");
     fflush(stdout);
+}
+
+int osu_halo_parse(int argc, char **argv, const char *usage, long long lo,
+                   long long hi, struct osu_halo_options *o, int rank)
+{
+    long long v, first;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-c")) {
+            o->validate = 1;
+            continue;
+        }
+        if (!val || strlen(a) != 2 || a[0] != '-') {
+            goto bad;
+        }
+        i++;
+        switch (a[1]) {
+        case 'd':
+            if (strcmp(val, "cuda")) {
+                goto bad;
+            }
+            o->where = 'D';
+            break;
+        case 'n':
+            if (!o->neighbours || osu_parse_integer(val, 2, 6, &v) || v % 2) {
+                goto bad;
+            }
+            o->neighbours = (int)v;
+            break;
+        case 'i':
+        case 'x':
+            if (osu_parse_integer(val, a[1] == 'i' ? 1 : 0, 1000000000, &v)) {
+                goto bad;
+            }
+            *(a[1] == 'i' ? &o->iterations : &o->skip) = (int)v;
+            break;
+        case 'm': {
+            const char *colon = strchr(val, ':');
+            char text[32] = "";
+            first = -1;
+            if (colon && colon > val) {
+                if ((size_t)(colon - val) >= sizeof text) {
+                    goto bad;
+                }
+                memcpy(text, val, (size_t)(colon - val));
+                if (osu_parse_integer(text, lo, hi, &first)) {
+                    goto bad;
+                }
+            }
+            if (osu_parse_integer(colon ? colon + 1 : val, lo, hi, &v)) {
+                goto bad;
+            }
+            if (first < 0) {
+                first = o->min < v ? o->min : v;
+            }
+            if (v < first) {
+                goto bad;
+            }
+            o->min = first;
+            o->max = v;
+            break;
+        }
+        default:
+            goto bad;
+        }
+    }
+    return 0;
+bad:
+    if (rank == 0) {
+        fprintf(stderr, "usage: %s\n", usage);
+    }
+    return 1;
 }
