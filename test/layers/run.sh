@@ -12,11 +12,16 @@
 # A second case, layers/header-size, keeps the headers of src/pt2pt (the
 # layer every message goes through) at most HEADER_MAX lines each, so that
 # each stays one subject a reader can hold (types, requests, wire, routes).
+# A third, layers/self-check (on the repository's src only), runs the two
+# on a small tree with one upward include and one oversized header, and
+# passes only when both are reported: a check that cannot fail tests
+# nothing.
 
 set -u
 LAYERS='util core rank ucx shm gpu datatype pt2pt coll comm rma env launch'
 
 src=${1:-$(cd "$(dirname "$0")/../.." && pwd)/src}
+self_check=$([ $# -eq 0 ] && echo yes)
 declare -A level
 i=0
 for l in $LAYERS; do level[$l]=$i; i=$((i + 1)); done
@@ -65,4 +70,24 @@ for h in "$src"/pt2pt/*.h; do
     [ "$n" -le $HEADER_MAX ] || big+=("src/pt2pt/$(basename "$h"): $n lines")
 done
 report header-size "header(s) of src/pt2pt over $HEADER_MAX lines (split by subject)" ${big[@]+"${big[@]}"}
+
+if [ -n "$self_check" ]; then
+    tree=$(mktemp -d)
+    mkdir -p "$tree/util" "$tree/core" "$tree/pt2pt"
+    printf '#include "util/util_a.h"\n' >"$tree/core/core_b.h"
+    printf '/* below core */\n#include "core/core_b.h"\n' >"$tree/util/util_a.h"
+    seq $((HEADER_MAX + 1)) | sed 's|^|/* line |; s|$| */|' >"$tree/pt2pt/p2p_big.h"
+    out=$(bash "$0" "$tree" 2>&1)
+    rc=$?
+    rm -rf "$tree"
+    missed=()
+    [ $rc -eq 1 ] || missed+=("exit status $rc, expected 1")
+    grep -q 'util/util_a.h:2: util includes core/, a layer above it' <<<"$out" ||
+        missed+=("the upward include util/util_a.h:2 was not reported")
+    grep -q "src/pt2pt/p2p_big.h: $((HEADER_MAX + 1)) lines" <<<"$out" ||
+        missed+=("the $((HEADER_MAX + 1))-line pt2pt header was not reported")
+    grep -q 'core_b.h' <<<"$out" && missed+=("core/core_b.h's downward include was reported")
+    report self-check "finding(s) missed on a tree with one upward include and one oversized header" \
+        ${missed[@]+"${missed[@]}"}
+fi
 exit $status
