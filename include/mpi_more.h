@@ -443,6 +443,25 @@ AMPI_DECL(int, Session_call_errhandler, (MPI_Session session, int errorcode));
 AMPI_DECL(int, Info_create_env, (int argc, char *argv[], MPI_Info *info));
 AMPI_DECL(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session));
 AMPI_DECL(int, Session_finalize, (MPI_Session *session));
+
+/* ---- MPI 4.1 buffered-send buffers: per communicator and session, flush ---- */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
+AMPI_DECL(int, Buffer_flush, (void));
+AMPI_DECL(int, Buffer_iflush, (MPI_Request *request));
+AMPI_DECL(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size));
+AMPI_DECL(int, Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size));
+AMPI_DECL(int, Comm_flush_buffer, (MPI_Comm comm));
+AMPI_DECL(int, Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request));
+AMPI_DECL(int, Session_attach_buffer, (MPI_Session session, void *buffer, int size));
+AMPI_DECL(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size));
+AMPI_DECL(int, Session_flush_buffer, (MPI_Session session));
+AMPI_DECL(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request));
+AMPI_DECL(int, Buffer_attach_c, (void *buffer, MPI_Count size));
+AMPI_DECL(int, Buffer_detach_c, (void *buffer_addr, MPI_Count *size));
+AMPI_DECL(int, Comm_attach_buffer_c, (MPI_Comm comm, void *buffer, MPI_Count size));
+AMPI_DECL(int, Comm_detach_buffer_c, (MPI_Comm comm, void *buffer_addr, MPI_Count *size));
+AMPI_DECL(int, Session_attach_buffer_c, (MPI_Session session, void *buffer, MPI_Count size));
+AMPI_DECL(int, Session_detach_buffer_c, (MPI_Session session, void *buffer_addr, MPI_Count *size));
 AMPI_DECL(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names));
 AMPI_DECL(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name));
 AMPI_DECL(int, Session_get_info, (MPI_Session session, MPI_Info *info_used));

@@ -1,6 +1,7 @@
 /* A rank's communicator table: the predefined communicators and groups,
  * handle allocation, and the lifetime of communicator objects. */
 #include "comm/comm_internal.h"
+#include "pt2pt/p2p_bsend.h"
 #include "util/util_log.h"
 
 #include <stdlib.h>
@@ -69,6 +70,7 @@ static void comm_destroy(core_comm_t *c)
         comm_group_release(c->remote);
     free(c->attrs);
     comm_topo_release(c->topo);
+    p2p_bsend_free(c->bsend); /* the messages sent through it hold c: they are gone */
     free(c);
 }
 

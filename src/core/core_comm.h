@@ -49,6 +49,10 @@ typedef struct core_comm {
     struct core_comm *local; /* an intracommunicator over the local group, for
                                 the agreements of dup and merge */
     char name[MPI_MAX_OBJECT_NAME];
+    /* Buffered sends (src/pt2pt/p2p_bsend.c): the buffer attached to this
+     * communicator, and the slot of the session it came from (NULL: none). */
+    struct p2p_bsend_state *bsend;
+    struct p2p_bsend_state **session_bsend;
 } core_comm_t;
 
 /* World rank of communicator rank r (r valid).  A table lookup, except for

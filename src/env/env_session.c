@@ -10,21 +10,36 @@
  * MPI_COMM_WORLD with a tag derived from the string tag.  A session's error
  * handler is called by MPI_Session_call_errhandler; the session calls
  * themselves report their errors to MPI_COMM_WORLD's handler.  Info keys
- * change nothing. */
+ * change nothing.
+ *
+ * A session's buffer for buffered sends (MPI 4.1) serves the communicators
+ * MPI_Comm_create_from_group makes of its groups: the session remembers the
+ * last groups MPI_Group_from_session_pset gave out, and a group it does
+ * not know (one derived from them) counts as the newest session's. */
 #include "env/env_errh.h"
 #include "pt2pt/p2p_api.h"
+#include "pt2pt/p2p_bsend.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define SESSION_GROUPS 8
+
 struct AMPI_Session_s {
     int world; /* the rank that made it */
     MPI_Errhandler errh;
+    p2p_bsend_state_t *bsend; /* MPI_Session_attach_buffer's, or NULL */
+    MPI_Group groups[SESSION_GROUPS]; /* the last ones made from its process sets */
+    unsigned ngroups;
+    struct AMPI_Session_s *next; /* the rank's open sessions, newest first */
 };
 
-/* Per local rank: open sessions, and whether a session started MPI. */
+/* Per local rank: open sessions (count and list), and whether a session
+ * started MPI. */
 static int *open_sessions;
+static struct AMPI_Session_s **session_list;
 static bool *started_by_session;
 
 static const char *const psets[] = { "mpi://WORLD", "mpi://SELF" };
@@ -44,7 +59,8 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     if (!open_sessions) { /* the ranks of a process share one PE: no race */
         open_sessions = calloc((size_t)core_proc.nlocal, sizeof *open_sessions);
         started_by_session = calloc((size_t)core_proc.nlocal, sizeof *started_by_session);
-        if (!open_sessions || !started_by_session)
+        session_list = calloc((size_t)core_proc.nlocal, sizeof *session_list);
+        if (!open_sessions || !started_by_session || !session_list)
             return MPI_ERR_NO_MEM;
     }
     int i = local_index(r);
@@ -59,7 +75,8 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     struct AMPI_Session_s *s = malloc(sizeof *s);
     if (!s)
         return core_error(NULL, MPI_ERR_NO_MEM, "MPI_Session_init");
-    *s = (struct AMPI_Session_s){ r->core.world, errhandler };
+    *s = (struct AMPI_Session_s){ .world = r->core.world, .errh = errhandler, .next = session_list[i] };
+    session_list[i] = s;
     open_sessions[i]++;
     *session = s;
     return MPI_SUCCESS;
@@ -87,9 +104,15 @@ int PMPI_Session_finalize(MPI_Session *session)
     if (!session)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Session_finalize");
     SESSION_ENTER(r, s, *session, "MPI_Session_finalize");
+    int i = local_index(r);
+    p2p_bsend_free(s->bsend);
+    for (struct AMPI_Session_s **p = &session_list[i]; *p; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
     free(s);
     *session = MPI_SESSION_NULL;
-    int i = local_index(r);
     if (--open_sessions[i] == 0 && started_by_session[i]) {
         started_by_session[i] = false;
         return PMPI_Finalize();
@@ -167,11 +190,24 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
     SESSION_ENTER(r, s, session, "MPI_Group_from_session_pset");
-    (void)s;
     int p = pset_index(pset_name);
     if (p < 0 || !newgroup)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Group_from_session_pset");
-    return PMPI_Comm_group(p == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup);
+    int err = PMPI_Comm_group(p == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup);
+    if (!err)
+        s->groups[s->ngroups++ % SESSION_GROUPS] = *newgroup;
+    return err;
+}
+
+/* The session group g came from (see the head of this file), or NULL. */
+static struct AMPI_Session_s *session_of_group(p2p_rank_t *r, MPI_Group g)
+{
+    struct AMPI_Session_s *newest = session_list ? session_list[local_index(r)] : NULL;
+    for (struct AMPI_Session_s *s = newest; s; s = s->next)
+        for (unsigned k = 0; k < SESSION_GROUPS && k < s->ngroups; k++)
+            if (s->groups[k] == g)
+                return s;
+    return newest;
 }
 
 /* Members that pass the same string tag get the same communicator tag: a
@@ -190,10 +226,13 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 {
     (void)info;
     P2P_ENTER(r, "MPI_Comm_create_from_group");
-    (void)r;
     if (!stringtag || !newcomm)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Comm_create_from_group");
     int err = PMPI_Comm_create_group(MPI_COMM_WORLD, group, tag_of(stringtag), newcomm);
+    core_comm_t *c = err ? NULL : p2p_comm(r, *newcomm);
+    struct AMPI_Session_s *s = c ? session_of_group(r, group) : NULL;
+    if (s)
+        c->session_bsend = &s->bsend;
     if (!err && *newcomm != MPI_COMM_NULL && errhandler != MPI_ERRHANDLER_NULL)
         err = PMPI_Comm_set_errhandler(*newcomm, errhandler);
     return err;
@@ -235,4 +274,58 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
         return core_error_msg(NULL, errorcode, "MPI_Session_call_errhandler", "the session's handler is fatal");
     env_errh_invoke(s->errh, &session, errorcode);
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return PMPI_Session_attach_buffer_c(session, buffer, size);
+}
+
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_attach_buffer");
+    int err = p2p_bsend_attach(&s->bsend, buffer, size);
+    return err ? core_error(NULL, err, "MPI_Session_attach_buffer") : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_detach_buffer");
+    if (!buffer_addr || !size)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_detach_buffer");
+    int err = p2p_bsend_detach(&s->bsend, (void **)buffer_addr, size);
+    return err ? core_error(NULL, err, "MPI_Session_detach_buffer") : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    if (!size)
+        return PMPI_Session_detach_buffer_c(session, buffer_addr, NULL);
+    MPI_Count n = 0;
+    int err = PMPI_Session_detach_buffer_c(session, buffer_addr, &n);
+    *size = n > INT_MAX ? INT_MAX : (int)n; /* attached through an int, but by the large-count call */
+    return err;
+}
+
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_flush_buffer");
+    (void)r;
+    p2p_bsend_flush(s->bsend);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    SESSION_ENTER(r, s, session, "MPI_Session_iflush_buffer");
+    if (!request)
+        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_iflush_buffer");
+    int err = p2p_bsend_iflush(r, s->bsend, request);
+    return err ? core_error(NULL, err, "MPI_Session_iflush_buffer") : MPI_SUCCESS;
 }

@@ -122,21 +122,3 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
 {
     return isend_common(buf, count, dt, dest, tag, comm, req, P2P_MODE_BUFFERED, "MPI_Ibsend");
 }
-
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    P2P_ENTER(r, "MPI_Buffer_attach");
-    int err = p2p_bsend_attach(r, buffer, size);
-    return err ? core_error(NULL, err, "MPI_Buffer_attach") : MPI_SUCCESS;
-}
-
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    P2P_ENTER(r, "MPI_Buffer_detach");
-    void *b;
-    int err = p2p_bsend_detach(r, &b, size);
-    *(void **)buffer_addr = b;
-    return err ? core_error(NULL, err, "MPI_Buffer_detach") : MPI_SUCCESS;
-}

@@ -4,64 +4,131 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct p2p_bsend_state;
+
 typedef struct bsend_seg {
-    util_dlink_t link; /* in address order */
+    util_dlink_t link; /* in address order (an attached buffer's) */
     size_t off, len;   /* whole segment, record included */
+    struct p2p_bsend_state *b;
 } bsend_seg_t;
 
 /* A segment is [off, off + MPI_BSEND_OVERHEAD + bytes) of the user's buffer,
  * with no rounding (MPI 3.1 3.6.1: size + MPI_BSEND_OVERHEAD bytes per
  * message are enough); its record sits at the first 16-byte boundary in
  * it, which the overhead leaves room for, and the data follows the
- * overhead. */
+ * overhead.  An automatic buffer's segments are heap blocks of the same
+ * layout. */
 _Static_assert(sizeof(bsend_seg_t) + 15 <= MPI_BSEND_OVERHEAD, "segment record exceeds MPI_BSEND_OVERHEAD");
 
+#define FLUSH_WAITERS_MAX 8
+
 struct p2p_bsend_state {
-    char *buf;
+    char *buf;       /* NULL: automatic */
     size_t size;
     util_dlist_t segs;
+    void *user_buf;  /* as attached, for the detach */
+    MPI_Count user_size;
+    int inflight;    /* messages copied in that have not gone out */
+    int nwaiters;    /* flush requests waiting for inflight to reach 0 */
+    p2p_req_t *waiters[FLUSH_WAITERS_MAX];
 };
 
-int p2p_bsend_attach(p2p_rank_t *r, void *buf, int size)
+int p2p_bsend_attach(p2p_bsend_state_t **slot, void *buf, MPI_Count size)
 {
-    if (r->bsend)
+    if (*slot)
         return MPI_ERR_BUFFER; /* one buffer at a time */
-    if (size < 0 || (size > 0 && !buf))
+    bool automatic = buf == MPI_BUFFER_AUTOMATIC;
+    if (size < 0 || (size > 0 && !buf && !automatic))
         return MPI_ERR_ARG;
-    p2p_bsend_state_t *b = malloc(sizeof *b);
+    p2p_bsend_state_t *b = calloc(1, sizeof *b);
     if (!b)
         return MPI_ERR_NO_MEM;
-    b->buf = buf;
-    b->size = (size_t)size;
+    b->buf = automatic ? NULL : buf;
+    b->size = automatic ? 0 : (size_t)size;
     util_dlist_init(&b->segs);
-    r->bsend = b;
-    r->bsend_user_buf = buf;
-    r->bsend_user_size = size;
+    b->user_buf = buf;
+    b->user_size = size;
+    *slot = b;
     return MPI_SUCCESS;
 }
 
-int p2p_bsend_detach(p2p_rank_t *r, void **buf, int *size)
+void p2p_bsend_flush(p2p_bsend_state_t *b)
 {
-    if (!r->bsend) {
-        *(void **)buf = NULL;
+    while (b && b->inflight > 0) {
+        p2p_progress(NULL);
+        if (b->inflight > 0)
+            p2p_idle();
+    }
+}
+
+int p2p_bsend_detach(p2p_bsend_state_t **slot, void **buf, MPI_Count *size)
+{
+    p2p_bsend_state_t *b = *slot;
+    if (!b) {
+        *buf = NULL;
         *size = 0;
         return MPI_ERR_BUFFER;
     }
-    while (r->internal_pending > 0) {
-        p2p_progress(NULL);
-        if (r->internal_pending > 0)
-            p2p_idle();
-    }
-    *(void **)buf = r->bsend_user_buf;
-    *size = r->bsend_user_size;
-    free(r->bsend);
-    r->bsend = NULL;
+    p2p_bsend_flush(b);
+    *buf = b->user_buf;
+    *size = b->user_size;
+    *slot = NULL;
+    free(b);
     return MPI_SUCCESS;
+}
+
+void p2p_bsend_free(p2p_bsend_state_t *b)
+{
+    p2p_bsend_flush(b);
+    free(b);
+}
+
+/* The flush requests end once the buffer is empty. */
+static void flush_waiters_done(p2p_bsend_state_t *b)
+{
+    int n = b->nwaiters;
+    b->nwaiters = 0;
+    for (int i = 0; i < n; i++)
+        p2p_req_part_done(b->waiters[i]);
+}
+
+int p2p_bsend_iflush(p2p_rank_t *r, p2p_bsend_state_t *b, MPI_Request *req)
+{
+    if (b && b->inflight > 0 && b->nwaiters == FLUSH_WAITERS_MAX)
+        p2p_bsend_flush(b); /* more flushes at once than slots: the oldest finish first */
+    p2p_req_t *q = p2p_greq_internal(r);
+    if (!q)
+        return MPI_ERR_NO_MEM;
+    if (b && b->inflight > 0)
+        b->waiters[b->nwaiters++] = q;
+    else
+        p2p_req_part_done(q);
+    *req = q;
+    return MPI_SUCCESS;
+}
+
+p2p_bsend_state_t *p2p_bsend_of(p2p_rank_t *r, const core_comm_t *c)
+{
+    if (c && c->bsend)
+        return c->bsend;
+    if (c && c->session_bsend && *c->session_bsend)
+        return *c->session_bsend;
+    return r->bsend;
 }
 
 /* First fit in address order. */
 static bsend_seg_t *seg_alloc(p2p_bsend_state_t *b, size_t len)
 {
+    if (!b->buf) { /* automatic */
+        char *m = malloc(len + 15);
+        if (!m)
+            return NULL;
+        bsend_seg_t *s = (bsend_seg_t *)(((uintptr_t)m + 15) & ~(uintptr_t)15);
+        s->off = (size_t)((char *)s - m); /* to find the block again */
+        s->len = len;
+        s->b = b;
+        return s;
+    }
     size_t off = 0;
     util_dlink_t *before = NULL;
     UTIL_DLIST_FOREACH(&b->segs, it) {
@@ -80,6 +147,7 @@ static bsend_seg_t *seg_alloc(p2p_bsend_state_t *b, size_t len)
     bsend_seg_t *s = (bsend_seg_t *)at;
     s->off = off;
     s->len = len;
+    s->b = b;
     if (before) { /* insert before `before` */
         s->link.next = before;
         s->link.prev = before->prev;
@@ -89,6 +157,13 @@ static bsend_seg_t *seg_alloc(p2p_bsend_state_t *b, size_t len)
         util_dlist_push_back(&b->segs, &s->link);
     }
     return s;
+}
+
+/* Where a segment's data starts. */
+static char *seg_data(bsend_seg_t *s)
+{
+    char *start = s->b->buf ? s->b->buf + s->off : (char *)s - s->off;
+    return start + MPI_BSEND_OVERHEAD;
 }
 
 int p2p_bsend_start(p2p_req_t *q)
@@ -101,12 +176,13 @@ int p2p_bsend_start(p2p_req_t *q)
     q->status.ampi_cancelled = 0;
     if (q->peer == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    if (!r->bsend)
+    p2p_bsend_state_t *b = p2p_bsend_of(r, q->c);
+    if (!b)
         return MPI_ERR_BUFFER;
-    bsend_seg_t *s = seg_alloc(r->bsend, MPI_BSEND_OVERHEAD + q->bytes);
+    bsend_seg_t *s = seg_alloc(b, MPI_BSEND_OVERHEAD + q->bytes);
     if (!s)
-        return MPI_ERR_BUFFER;
-    void *copy = r->bsend->buf + s->off + MPI_BSEND_OVERHEAD;
+        return b->buf ? MPI_ERR_BUFFER : MPI_ERR_NO_MEM;
+    void *copy = seg_data(s);
     p2p_req_pack(q);
     if (q->dev)
         p2p_copy_sync(copy, q->buf, q->bytes);
@@ -128,12 +204,19 @@ int p2p_bsend_start(p2p_req_t *q)
     in->ctx = q->ctx;
     in->bsend_seg = s;
     r->internal_pending++;
+    b->inflight++;
     return p2p_send_start(in);
 }
 
 void p2p_bsend_done(p2p_req_t *in)
 {
     bsend_seg_t *s = in->bsend_seg;
-    util_dlist_remove(&s->link);
+    p2p_bsend_state_t *b = s->b;
     in->bsend_seg = NULL;
+    if (b->buf)
+        util_dlist_remove(&s->link);
+    else
+        free((char *)s - s->off);
+    if (--b->inflight == 0 && b->nwaiters > 0)
+        flush_waiters_done(b);
 }

@@ -45,6 +45,9 @@ static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind
 }
 void p2p_req_cleanup(p2p_req_t *q);
 void p2p_greq_cleanup(p2p_req_t *q); /* a generalized request's part of it (p2p_greq.c) */
+/* A generalized request the library completes (p2p_req_part_done), with an
+ * empty status, e.g. MPI_Buffer_iflush's; NULL: out of memory. */
+p2p_req_t *p2p_greq_internal(p2p_rank_t *r);
 void p2p_req_part_done(p2p_req_t *q); /* one outstanding part finished */
 void p2p_req_fail(p2p_req_t *q, int mpi_err);
 /* Non-contiguous datatypes travel packed: gather the user's data before a

@@ -121,9 +121,7 @@ struct p2p_rank {
     bool probing;             /* blocked in Probe: wake on unexpected arrivals */
     p2p_req_t *free_reqs;
     int internal_pending;     /* library-owned requests still running */
-    p2p_bsend_state_t *bsend;
-    void *bsend_user_buf;     /* as attached, for Buffer_detach */
-    int bsend_user_size;
+    p2p_bsend_state_t *bsend; /* MPI_Buffer_attach's buffer, or NULL */
 };
 
 /* Process-wide point-to-point state (read-only once the ranks run); the
