@@ -126,11 +126,14 @@ int PMPI_Win_free_keyval(int *keyval)
 {
     P2P_ENTER(r, "MPI_Win_free_keyval");
     (void)r;
-    rma_keyval_t *k = keyval ? keyval_of(*keyval) : NULL;
-    if (!k)
+    int i = keyval ? *keyval - RMA_KEYVAL_FIRST : -1;
+    if (i < 0 || i >= nkeyvals)
         return core_error(NULL, MPI_ERR_KEYVAL, "MPI_Win_free_keyval");
-    /* attributes still set keep their delete callback: the entry stays, unusable for new ones */
-    k->live = false;
+    /* Attributes still set keep their delete callback: the entry stays,
+     * unusable for new ones.  Freeing it again (a copy of the handle, or a
+     * delete callback that frees it) is erroneous but common: it changes
+     * nothing, as for communicators' keyvals and in MPICH. */
+    keyvals[i].live = false;
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
