@@ -222,7 +222,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     COMM_ENTER(r, s, fn);
     COMM_GET(c, s, comm_old, fn);
     COMM_INTRA_ONLY(c, fn);
-    if (n < 0 || (n > 0 && (!sources || !degrees)) || !weights || !comm_dist_graph)
+    if (n < 0 || (n > 0 && (!sources || !degrees)) || !comm_dist_graph)
         return core_error(c, MPI_ERR_ARG, fn);
     long nedges = 0;
     for (int i = 0; i < n; i++) {
@@ -230,7 +230,9 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
             return core_error(c, MPI_ERR_ARG, fn);
         nedges += degrees[i];
     }
-    if (nedges > 0 && !destinations)
+    /* a rank with no edges may pass NULL for the arrays it has nothing in,
+     * weights too (then it counts as weighted, as MPI_WEIGHTS_EMPTY) */
+    if (nedges > 0 && (!destinations || !weights))
         return core_error(c, MPI_ERR_ARG, fn);
     if (!valid_peers(sources, n, c->size) || !valid_peers(destinations, (int)nedges, c->size))
         return core_error(c, MPI_ERR_RANK, fn);

@@ -7,6 +7,10 @@
  *  - Dist_graph_create with every edge named by a rank other than its ends
  *    (rank r names the edges of rank r+1): neighbour lists compared as
  *    multisets, with weights.
+ *  - Dist_graph_create with rank 0 naming every edge and the other ranks,
+ *    which have none to name, passing NULL for every array (weights too):
+ *    the same neighbours; and with no edges at all and NULL weights, a
+ *    weighted graph (MPI_UNWEIGHTED is not NULL).
  *  - Graph_create over a ring with chords on all but the last rank:
  *    Graphdims_get, Graph_get, Graph_neighbors(_count), Topo_test. */
 #include "mpitest.h"
@@ -117,6 +121,50 @@ static int test_general(int me, int n)
     return errs;
 }
 
+/* Rank 0 names every rank's two out-edges; the others name nothing. */
+static int test_root_names_all(int me, int n)
+{
+    int errs = 0;
+    int *src = mt_malloc((size_t)n * sizeof(int)), *deg = mt_malloc((size_t)n * sizeof(int));
+    int *dst = mt_malloc((size_t)n * 2 * sizeof(int)), *w = mt_malloc((size_t)n * 2 * sizeof(int));
+    for (int r = 0; r < n; r++) {
+        src[r] = r;
+        deg[r] = 2;
+        out_edges(r, n, dst + 2 * r);
+        for (int i = 0; i < 2; i++)
+            w[2 * r + i] = weight(r, dst[2 * r + i]);
+    }
+    MPI_Comm g;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = me == 0 ? MPI_Dist_graph_create(MPI_COMM_WORLD, n, src, deg, dst, w, MPI_INFO_NULL, 0, &g)
+                     : MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, NULL, MPI_INFO_NULL, 0, &g);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free(src), free(deg), free(dst), free(w);
+    if (rc != MPI_SUCCESS) /* the others would wait for this rank's part: end the job */
+        return mt_fail(me, "Dist_graph_create with NULL arrays on the ranks naming no edges: error %d", rc);
+    int indeg = -1, outdeg = -1, weighted = -1;
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted);
+    if (indeg != 2 || outdeg != 2 || !weighted)
+        errs += mt_fail(me, "root names all: in %d out %d weighted %d", indeg, outdeg, weighted);
+    int gs[2], gsw[2], gd[2], gdw[2], ws[2], wsw[2], wd[2], wdw[2];
+    MPI_Dist_graph_neighbors(g, 2, gs, gsw, 2, gd, gdw);
+    in_edges(me, n, ws);
+    out_edges(me, n, wd);
+    for (int i = 0; i < 2; i++) {
+        wsw[i] = weight(ws[i], me);
+        wdw[i] = weight(me, wd[i]);
+    }
+    if (!same_multiset(gs, gsw, ws, wsw, 2) || !same_multiset(gd, gdw, wd, wdw, 2))
+        errs += mt_fail(me, "root names all: neighbours differ from the edges rank 0 named");
+    MPI_Comm_free(&g);
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, NULL, MPI_INFO_NULL, 0, &g);
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted);
+    if (indeg != 0 || outdeg != 0 || !weighted)
+        errs += mt_fail(me, "no edges, NULL weights: in %d out %d weighted %d", indeg, outdeg, weighted);
+    MPI_Comm_free(&g);
+    return errs;
+}
+
 /* Graph over nodes = size - 1 ranks (all of them with one rank): node i
  * is joined to i-1 and i+1 (a ring) and node 0 also to every even node. */
 static int graph_edges(int nodes, int *index, int *edges)
@@ -182,6 +230,7 @@ int main(int argc, char **argv)
     int me = mt_rank(), size = mt_size(), errs = 0;
     errs += test_adjacent(me, size);
     errs += test_general(me, size);
+    errs += test_root_names_all(me, size);
     errs += test_graph(me, size);
     mt_finish(errs, "topo_graph OK");
     MPI_Finalize();
