@@ -31,15 +31,16 @@ static bool env_ready;
 
 static int set_entry(info_obj_t *o, const char *key, const char *val);
 
-/* MPI_INFO_ENV: what MPI 3.1 suggests where it is known (no "command":
- * ranks do not see the launcher's command line). */
+/* MPI_INFO_ENV: what MPI 3.1 suggests where the library knows it, the same
+ * before MPI_Init, between and after MPI_Finalize (MPI_Info_create_env may
+ * be called at any of them): no "command"/"argv" (ranks do not see the
+ * launcher's command line; MPI_Info_create_env adds its arguments'), no
+ * "thread_level" (the launcher requests none). */
 static void env_build(void)
 {
-    p2p_rank_t *r = p2p_self();
-    if (env_ready || !r || !r->core.initialized)
-        return; /* maxprocs and thread_level are known only after MPI_Init */
+    if (env_ready)
+        return;
     char buf[1024];
-    int size = 0, level = 0;
     struct utsname u;
     if (gethostname(buf, sizeof buf) == 0) {
         buf[sizeof buf - 1] = '\0';
@@ -49,13 +50,10 @@ static void env_build(void)
         set_entry(&env_info, "arch", u.machine);
     if (getcwd(buf, sizeof buf))
         set_entry(&env_info, "wdir", buf);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    snprintf(buf, sizeof buf, "%d", size);
-    set_entry(&env_info, "maxprocs", buf);
-    PMPI_Query_thread(&level);
-    static const char *const levels[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                          "MPI_THREAD_MULTIPLE" };
-    set_entry(&env_info, "thread_level", levels[level >= 0 && level <= 3 ? level : 0]);
+    if (core_proc.nranks > 0) { /* the launcher's, known from the start */
+        snprintf(buf, sizeof buf, "%d", core_proc.nranks);
+        set_entry(&env_info, "maxprocs", buf);
+    }
     env_ready = true;
 }
 
@@ -331,13 +329,27 @@ int PMPI_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 
-/* MPI 4.0 9.4: the keys of MPI_INFO_ENV, as a new object of the caller's;
- * the library knows them without argc/argv, before MPI_Init as well. */
+/* MPI 4.0 9.4: the keys of MPI_INFO_ENV, as a new object of the caller's,
+ * with "command" and "argv" from the arguments where given. */
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    (void)argc, (void)argv;
     if (!info)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Info_create_env");
-    return PMPI_Info_dup(MPI_INFO_ENV, info);
+    int err = PMPI_Info_dup(MPI_INFO_ENV, info);
+    if (err || argc <= 0 || !argv || !argv[0])
+        return err;
+    info_obj_t *o = lookup(*info);
+    err = set_entry(o, "command", argv[0]);
+    size_t len = 0;
+    for (int i = 1; i < argc && argv[i]; i++)
+        len += strlen(argv[i]) + 1;
+    if (!err && len > 0) { /* the arguments after the command, separated by spaces */
+        char *all = malloc(len), *p = all;
+        for (int i = 1; all && i < argc && argv[i]; i++)
+            p += sprintf(p, "%s%s", i > 1 ? " " : "", argv[i]);
+        err = all ? set_entry(o, "argv", all) : MPI_ERR_NO_MEM;
+        free(all);
+    }
+    return err ? core_error(NULL, err, "MPI_Info_create_env") : MPI_SUCCESS;
 }

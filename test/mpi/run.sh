@@ -98,6 +98,7 @@ greq              1x1,1x4,2x4,4x16       0        -
 large_count       1x1,1x4,2x4,4x16       0        -
 pt2pt_edge        all                    0        -
 bsend_flush       all                    0        -
+info_env          1x1,1x4,2x4,4x16       0        -
 keyval_free       1x1,1x4,2x4,4x16       0        -
 '
 # The line (an extended regular expression, whole line) that a program with
