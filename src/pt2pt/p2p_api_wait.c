@@ -363,8 +363,11 @@ int PMPI_Cancel(MPI_Request *request)
         int err = p2p_greq_cancel(q);
         return err ? core_error(NULL, err, "MPI_Cancel") : MPI_SUCCESS;
     }
-    /* A receive not matched yet is withdrawn; sends are never cancelled (the
-     * standard lets cancellation fail, and Test_cancelled then says false). */
+    /* A receive or a send not matched yet is withdrawn (sends: p2p_cancel.c). */
+    if (q->kind == P2P_REQ_SEND) {
+        p2p_send_cancel(q);
+        return MPI_SUCCESS;
+    }
     if (q->kind == P2P_REQ_RECV && q->posted) {
         p2p_posted_remove(&r->posted, &q->m);
         q->posted = false;

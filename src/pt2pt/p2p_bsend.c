@@ -203,6 +203,9 @@ int p2p_bsend_start(p2p_req_t *q)
         core_comm_retain(in->c);
     in->ctx = q->ctx;
     in->bsend_seg = s;
+    /* MPI_Cancel of q withdraws in's message */
+    q->msg_key = p2p_cancel_next_key(r, core_comm_world_rank(q->c, q->peer));
+    q->cancel_asked = false;
     r->internal_pending++;
     b->inflight++;
     return p2p_send_start(in);

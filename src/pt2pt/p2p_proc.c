@@ -90,6 +90,7 @@ void p2p_rank_fini(p2p_rank_t *r)
         p2p_unexp_remove(&r->unexpected, &m->m);
         p2p_msg_free(m);
     }
+    p2p_cancel_fini(r);
     p2p_seq_fini(&r->send_seq);
     p2p_seq_fini(&r->recv_seq);
 }

@@ -146,6 +146,8 @@ void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q)
 
 static void incoming(p2p_rank_t *r, p2p_msg_t *msg)
 {
+    if (UTIL_UNLIKELY(r->cancels != NULL) && p2p_cancel_at_entry(r, msg))
+        return; /* cancelled by its sender before it got here */
     p2p_mentry_t *e = p2p_posted_find(&r->posted, msg->m.ctx, msg->m.src, msg->m.tag);
     if (e) {
         p2p_req_t *q = UTIL_CONTAINER_OF(e, p2p_req_t, m);
@@ -219,6 +221,14 @@ void p2p_env_arrived(void *wire, size_t len)
         p2p_ack_arrived(h);
         p2p_msg_free(msg);
         return;
+    case P2P_WIRE_CANCEL:
+        p2p_cancel_arrived(h);
+        p2p_msg_free(msg);
+        return;
+    case P2P_WIRE_CANCEL_REPLY:
+        p2p_cancel_reply_arrived(h);
+        p2p_msg_free(msg);
+        return;
     }
     long body = body_len(h);
     if (UTIL_UNLIKELY(body == -1 || !p2p_is_local(h->dst_world) ||
@@ -237,6 +247,7 @@ void p2p_env_arrived(void *wire, size_t len)
     msg->sync = h->flags & P2P_WIRE_SYNC;
     msg->sreq = h->sreq;
     msg->lreq = NULL;
+    msg->key = h->seq;
     msg->data = h + 1;
     if (UTIL_UNLIKELY(body < 0 || len != sizeof *h + (size_t)body)) {
         /* its envelope is sound: it takes its turn and fails the receive
@@ -291,7 +302,8 @@ static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k
         return false;
     p2p_rank_t *r = p2p_local(k->dst_world);
     /* an earlier envelope from the same sender still has to enter first */
-    if (k->seq != *p2p_seq(&r->recv_seq, k->src_world) || UTIL_UNLIKELY(!util_dlist_empty(&r->stash)))
+    if (k->seq != *p2p_seq(&r->recv_seq, k->src_world) ||
+        UTIL_UNLIKELY(!util_dlist_empty(&r->stash) || r->cancels != NULL))
         return false;
     p2p_mentry_t *e = p2p_posted_find(&r->posted, k->ctx, k->src, k->tag);
     if (!e)

@@ -106,7 +106,8 @@ void p2p_req_part_done(p2p_req_t *q)
     p2p_rank_t *r = q->owner;
     rank_ult_t *waiter = q->waiter ? q->waiter : r->core.ult; /* q may be released below */
     if (q->internal) {
-        p2p_bsend_done(q);
+        if (q->bsend_seg)
+            p2p_bsend_done(q);
         r->internal_pending--;
         p2p_req_release(q);
     } else if (q->freed) {

@@ -23,7 +23,7 @@ static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind
     q->kind = (uint8_t)kind;
     q->mode = P2P_MODE_STANDARD;
     q->persistent = q->active = q->complete = q->freed = false;
-    q->posted = q->internal = q->dev = q->pull = false;
+    q->posted = q->internal = q->dev = q->pull = q->cancel_asked = false;
     q->pending = 0;
     q->cma_proc = 0;
     q->wire_slot = 0;

@@ -93,6 +93,16 @@ void p2p_stage_drain(void); /* at exit, before the GPU goes */
  * is: the FIN); an arrived ACK settles the request it names. */
 void p2p_send_ack(int src_world, uint64_t sreq);
 void p2p_ack_arrived(const p2p_wire_hdr_t *h);
+/* Cancelling sends (p2p_cancel.c): MPI_Cancel of send q; a CANCEL and its
+ * reply arrived; msg enters matching at r while cancel requests wait there
+ * (true: it was withdrawn); the key of r's next message to dst_world; the
+ * requests still waiting at r's end. */
+void p2p_send_cancel(p2p_req_t *q);
+void p2p_cancel_arrived(const p2p_wire_hdr_t *h);
+void p2p_cancel_reply_arrived(const p2p_wire_hdr_t *h);
+bool p2p_cancel_at_entry(p2p_rank_t *r, p2p_msg_t *msg);
+uint32_t p2p_cancel_next_key(p2p_rank_t *r, int dst_world);
+void p2p_cancel_fini(p2p_rank_t *r);
 /* Send a header-only control envelope h (copied) to process proc through
  * p2p_env_send and forget it; `what` names it if sending fails. */
 void p2p_send_ctl(int proc, const p2p_wire_hdr_t *h, const char *what);

@@ -19,6 +19,7 @@ static inline void wake_if_probing(p2p_rank_t *r)
 void p2p_local_start(p2p_req_t *q, p2p_rank_t *dst)
 {
     const core_comm_t *c = q->c;
+    q->msg_key = q->owner->local_sends++;
     p2p_mentry_t *e = p2p_posted_match(&dst->posted, q->ctx, c->rank, q->tag);
     if (e) {
         p2p_req_t *rq = UTIL_CONTAINER_OF(e, p2p_req_t, m);
@@ -47,7 +48,8 @@ void p2p_local_start(p2p_req_t *q, p2p_rank_t *dst)
     msg->sync = q->mode == P2P_MODE_SYNC;
     msg->dev = q->dev;
     msg->pooled = false;
-    msg->lreq = NULL;
+    msg->lreq = q;
+    msg->key = q->msg_key;
     if (eager) {
         msg->kind = P2P_MSG_EAGER;
         if (q->bytes)
@@ -57,7 +59,6 @@ void p2p_local_start(p2p_req_t *q, p2p_rank_t *dst)
         /* zero-copy: the receiver copies from our buffer and completes us */
         msg->kind = P2P_MSG_LOCAL;
         msg->data = q->buf;
-        msg->lreq = q;
         q->pending++;
     }
     p2p_unexp_add(&dst->unexpected, &msg->m);
@@ -140,6 +141,7 @@ static void header_fill(p2p_req_t *q, int dst_world)
     h->src_world = me->core.world;
     h->dst_world = dst_world;
     h->seq = (*p2p_seq(&me->send_seq, dst_world))++;
+    q->msg_key = h->seq;
     h->size = q->bytes;
     h->flags = 0;
     h->sreq = 0;
@@ -214,6 +216,7 @@ int p2p_send_start(p2p_req_t *q)
     q->status.MPI_ERROR = MPI_SUCCESS;
     q->status.ampi_cancelled = 0;
     q->status.ampi_count = 0;
+    q->cancel_asked = false;
     if (q->peer != MPI_PROC_NULL)
         send_to(q, core_comm_world_rank(q->c, q->peer));
     p2p_req_part_done(q);

@@ -107,6 +107,7 @@ static inline void p2p_short_isend(p2p_req_t *q, p2p_rank_t *r, core_comm_t *c, 
     if (UTIL_UNLIKELY(!c->predefined))
         core_comm_retain(c); /* MPI_Comm_free may come before the request ends */
     int proc = p2p_proc_of(dst_world);
+    q->msg_key = *p2p_seq(&r->send_seq, dst_world); /* the one it takes, for MPI_Cancel */
     if (UTIL_LIKELY(p2p_short_to_ring(proc, r, c->ctx, c->rank, tag, dst_world, buf, bytes))) {
         q->pending = 0;
         q->complete = true;

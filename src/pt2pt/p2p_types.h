@@ -33,7 +33,10 @@ typedef struct p2p_msg {
     uint64_t payload_tag;        /* RNDV */
     uint32_t stage_chunk;        /* RNDV staged in chunks (p2p_stage.c), else 0 */
     uint64_t sreq;               /* remote SYNC: id for the ACK */
-    struct AMPI_Request_s *lreq; /* LOCAL: the sender's request */
+    struct AMPI_Request_s *lreq; /* from a rank of this process: the sender's request (LOCAL: it waits for
+                                  * this message; EAGER: a copy, only compared by MPI_Cancel), else NULL */
+    uint32_t key;                /* which of its sender's messages (p2p_cancel.c): a remote one's seq,
+                                  * else the sender's count of local sends */
     util_dlink_t stash_link;     /* while held back for ordering */
     struct p2p_msg *next_free;   /* envelope buffer pool */
     bool pooled;                 /* an envelope buffer of the standard size */
@@ -69,12 +72,14 @@ struct AMPI_Request_s {
     bool posted;         /* receive sits in the posted queue */
     bool internal;       /* library-owned (Bsend), released on completion */
     bool dev;            /* buf is device memory */
+    bool cancel_asked;   /* send: MPI_Cancel was called since it started (p2p_cancel.c) */
     bool pull;           /* receive: copy the whole payload from the sender's buffer ourselves, never ask it to
                           * write a part (CUDA IPC push, CMA split: p2p_ipc.c, p2p_cma.c); send: the peer
                           * copies it (no MEDIUM route, p2p_send.c) */
     int pending;         /* outstanding parts (UCX ops, ACK, local match) */
     int cma_proc;        /* send read by process_vm_readv: 1 + the reader's process until it settles (p2p_cma.c) */
     uint32_t wire_slot;  /* its wire id's slot + 1 while a peer may name it (p2p_reqid.c), else 0 */
+    uint32_t msg_key;    /* send: its message's key at the receiver (p2p_msg_t.key), for MPI_Cancel */
     p2p_rank_t *owner;
     rank_ult_t *waiter;  /* the thread that made it and is woken by its completion */
     void *buf;
@@ -121,6 +126,8 @@ struct p2p_rank {
     bool probing;             /* blocked in Probe: wake on unexpected arrivals */
     p2p_req_t *free_reqs;
     int internal_pending;     /* library-owned requests still running */
+    uint32_t local_sends;     /* sends to ranks of this process so far: their messages' keys */
+    struct p2p_cancel *cancels; /* cancel requests for messages that have not entered matching yet */
     p2p_bsend_state_t *bsend; /* MPI_Buffer_attach's buffer, or NULL */
 };
 

@@ -7,8 +7,9 @@
  * (the communicator's context), src (the sender's rank in it), tag,
  * src_world and dst_world (world ranks), seq (per (src_world, dst_world)
  * pair: the receiver enters them into matching in this order) and size
- * (the message's bytes).  The replies (ACK, CTS, CMA_PUT) carry no seq:
- * each settles exactly one request, in any order.
+ * (the message's bytes).  The replies (ACK, CTS, CMA_PUT, CANCEL_REPLY) carry
+ * no seq: each settles exactly one request, in any order; CANCEL, not a
+ * message of the sequence either, names one by its seq.
  *
  *  kind         after the header           fields besides the common ones
  *  EAGER        size bytes of data         flags SYNC: sreq
@@ -29,6 +30,11 @@
  *                                          receive: the FIN names it)
  *  CMA_PUT      put_desc_t (p2p_cma.c)     as CTS; size: the bytes the
  *                                          sender writes, the tail
+ *  CANCEL       -                          src_world, dst_world and seq of
+ *                                          the message to withdraw; sreq:
+ *                                          the send (p2p_cancel.c)
+ *  CANCEL_REPLY -                          dst_world, sreq as ACK; flags 1:
+ *                                          withdrawn, 0: it was matched
  *
  * Requests are named on the wire by ids (sreq, rreq), never by addresses:
  * p2p_reqid_issue gives a running request an id, a table slot and its
@@ -43,7 +49,8 @@
 #include <stdint.h>
 
 enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3, P2P_WIRE_IPC = 4, P2P_WIRE_CTS = 5,
-       P2P_WIRE_EAGER_SHORT = 6, P2P_WIRE_CMA = 8, P2P_WIRE_CMA_PUT = 9 };
+       P2P_WIRE_EAGER_SHORT = 6, P2P_WIRE_CMA = 8, P2P_WIRE_CMA_PUT = 9, P2P_WIRE_CANCEL = 10,
+       P2P_WIRE_CANCEL_REPLY = 11 };
 enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4 };
 
 typedef struct p2p_wire_hdr {

@@ -98,6 +98,7 @@ greq              1x1,1x4,2x4,4x16       0        -
 large_count       1x1,1x4,2x4,4x16       0        -
 pt2pt_edge        all                    0        -
 bsend_flush       all                    0        -
+send_cancel       all,6x6                0        -
 info_env          1x1,1x4,2x4,4x16       0        -
 keyval_free       1x1,1x4,2x4,4x16       0        -
 '
@@ -120,7 +121,7 @@ FOREIGN_PROGS='ring pt2pt_basic'
 # envelope takes UCX instead of the shared-memory rings.
 ROUTE_SETTINGS='AMPI_CMA=0 AMPI_SHM=0'
 ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent persist_wild rma_basic rma_passive rma_early
-    rma_batch'
+    rma_batch send_cancel'
 # One-sided windows that the node's other processes would map (rma_shm.c)
 # without the mappings: puts and gets by CMA, accumulates as messages.
 RMA_ROUTE_SETTINGS='AMPI_RMA_SHM=0'
