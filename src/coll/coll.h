@@ -30,6 +30,7 @@ enum {
     COLL_TAG_EXSCAN,
     COLL_TAG_NCCL, /* the NCCL set-up exchange of a communicator (coll_dev_nccl.c) */
     COLL_TAG_INTER, /* MPI_Barrier on an intercommunicator (coll_inter.c) */
+    COLL_TAG_DEVICE, /* the agreement on device buffers (coll_dev_agreed) */
 };
 
 /* Declares R (calling rank) and C (its communicator, intra- or
@@ -79,8 +80,7 @@ static inline int coll_check_ptr(const void *buf, int count, MPI_Datatype dt)
     /* NULL is MPI_BOTTOM: fine for derived types of absolute addresses */
     if (count > 0 && dt_size(dt) > 0 && ((!buf && dt_is_predefined(dt)) || buf == MPI_IN_PLACE))
         return MPI_ERR_BUFFER;
-    /* device buffers are fine: coll_dev.h; reductions check their op with
-     * coll_dev_check_op */
+    /* device buffers are fine (coll_dev.h), with any op in reductions */
     return MPI_SUCCESS;
 }
 

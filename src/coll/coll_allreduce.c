@@ -241,7 +241,7 @@ int coll_allreduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, siz
 
 /* Checks the arguments and resolves the op; *in: the input buffer. */
 static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, const void **in,
-                 coll_op_t *o, bool host_op)
+                 coll_op_t *o)
 {
     *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     int err = coll_check_type(count, datatype); /* once for both buffers */
@@ -251,8 +251,6 @@ static int check(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
         err = coll_check_ptr(recvbuf, count, datatype);
     if (!err)
         err = coll_op_resolve(op, datatype, o);
-    if (!err && !host_op) /* no device kernel will run: any op works */
-        err = coll_dev_check_op(o, *in, recvbuf);
     return err;
 }
 
@@ -272,11 +270,10 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     }
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll_op_t o;
-    /* count * size: a type that fails the check below stages nothing */
-    bool staged = count > 0 && dt_valid(datatype) &&
-                  coll_stage_wanted(c, in, recvbuf, (size_t)count * dt_size(datatype));
-    /* staged, or one rank (a copy): no device kernel runs */
-    int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o, staged || c->size == 1);
+    /* count * size: a type that fails the check below stages nothing; the
+     * byte count alone decides, so that every rank takes the same path */
+    bool staged = count > 0 && dt_valid(datatype) && coll_stage_wanted(c, (size_t)count * dt_size(datatype));
+    int err = check(sendbuf, recvbuf, count, datatype, op, &in, &o);
     COLL_CHECK(c, err, err, "MPI_Allreduce");
     coll_nccl_call_t nc = { COLL_NCCL_ALLREDUCE, in, recvbuf, (size_t)count, datatype, op, 0 };
     if (UTIL_UNLIKELY(staged))
@@ -308,7 +305,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
         return MPI_SUCCESS;
     }
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count };
-    int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op, false);
+    int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op);
     if (!err)
         err = coll_nb_start(r, c, run_allreduce, &a, request);
     COLL_CHECK(c, err, err, "MPI_Iallreduce");

@@ -31,12 +31,15 @@ static int bcast_flat(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, in
     return coll_waitall(reqs, nreq);
 }
 
-/* Every rank decides alike from the count and its own buffer: as for NCCL
- * below, MPI_Bcast on device buffers expects device buffers everywhere. */
-static bool flat_wanted(const core_comm_t *c, const void *buf, size_t bytes)
+/* The flat tree sends other messages than the binomial one, so every rank
+ * must choose it alike: the sizes decide whether the call is eligible, and
+ * the ranks' agreement on device buffers whether it runs (coll_dev_agreed;
+ * a rank with a host buffer then takes part with it). */
+static bool flat_wanted(p2p_rank_t *r, core_comm_t *c, const void *buf, size_t bytes)
 {
-    return c->size > 2 && c->size <= BCAST_FLAT_MAX_RANKS && bytes > 0 && bytes <= BCAST_FLAT_MAX_BYTES &&
-           p2p_is_device(buf, bytes);
+    return UTIL_UNLIKELY(gpu_enabled()) && c->size > 2 && c->size <= BCAST_FLAT_MAX_RANKS &&
+           bytes > COLL_BCAST_STAGE_MAX && bytes <= BCAST_FLAT_MAX_BYTES &&
+           coll_dev_agreed(r, c, p2p_is_device(buf, bytes));
 }
 
 int coll_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root, int tag)
@@ -107,11 +110,11 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int err = check(c, buffer, count, datatype, root);
     COLL_CHECK(c, err, err, "MPI_Bcast");
     size_t bytes = coll_bytes((size_t)count, datatype);
-    /* both tests in line: host buffers pay gpu_enabled() once each */
+    /* the tests in line: without a GPU they cost a gpu_enabled() each */
     coll_nccl_call_t nc = { COLL_NCCL_BCAST, buffer, buffer, bytes, MPI_BYTE, MPI_OP_NULL, root };
-    if (UTIL_UNLIKELY(gpu_enabled()) && coll_stage_bcast_wanted(c, buffer, bytes)) /* coll_dev_host.c */
+    if (coll_stage_bcast_wanted(c, bytes)) /* coll_dev_host.c */
         err = coll_staged_bcast(r, c, buffer, bytes, root, COLL_TAG_BCAST);
-    else if (flat_wanted(c, buffer, bytes))
+    else if (flat_wanted(r, c, buffer, bytes))
         err = bcast_flat(r, c, buffer, bytes, root, COLL_TAG_BCAST);
     else if (!coll_nccl_try(r, c, &nc, &err))
         err = coll_bcast(r, c, buffer, bytes, root, COLL_TAG_BCAST);

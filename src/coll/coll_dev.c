@@ -15,6 +15,21 @@ void coll_dev_wait(gpu_work_t *w)
         p2p_poll();
 }
 
+bool coll_dev_agreed(p2p_rank_t *r, core_comm_t *c, bool mine)
+{
+    if (c->dev_agreed)
+        return true;
+    uint32_t n = c->dev_asked < UINT32_MAX ? ++c->dev_asked : UINT32_MAX;
+    if (n & (n - 1)) /* not a power of two: no agreement on this call */
+        return false;
+    coll_op_t land;
+    int flag = mine, all = 0;
+    if (coll_op_resolve(MPI_LAND, MPI_INT, &land) == MPI_SUCCESS &&
+        coll_allreduce(r, c, &flag, &all, 1, MPI_INT, &land, COLL_TAG_DEVICE) == MPI_SUCCESS)
+        c->dev_agreed = all != 0;
+    return c->dev_agreed;
+}
+
 void coll_dev_copy(void *dst, const void *src, size_t bytes)
 {
     if (!bytes || dst == src)
@@ -44,6 +59,11 @@ void *coll_scratch(size_t bytes, const void *like)
 {
     if (!gpu_enabled() || !on_device(like, 1))
         return coll_host_scratch(bytes);
+    return coll_dev_scratch(bytes);
+}
+
+void *coll_dev_scratch(size_t bytes)
+{
     void *p;
     int rc = gpu_dev_alloc(bytes, &p);
     if (rc)
@@ -131,36 +151,32 @@ static bool device_pair(const coll_op_t *o, gpu_op_t *op, gpu_elem_t *elem)
     return false;
 }
 
-int coll_dev_check_op_any(const coll_op_t *o, const void *a, const void *b)
+/* The kernel of the pair on this process's GPU: false for user ops and
+ * long double types, and where no kernel can run (a library built without
+ * nvcc, a module that failed to load or lacks the pair). */
+static bool device_kernel(const coll_op_t *o, gpu_op_t *op, gpu_elem_t *elem)
 {
-    static const char *const reasons[] = {
-        "user-defined reduction operations (MPI_Op_create) on device buffers",
-        "long double types in reductions on device buffers (no device representation)",
-        "reductions on device buffers: the library was built without nvcc",
-        "this operation and datatype on device buffers (no device kernel)",
-        "reductions on device buffers: the kernels could not be loaded",
-    };
-    static bool told[5]; /* each reason once per process: a loop would repeat it */
-    if (!gpu_enabled() || (!on_device(a, 1) && !on_device(b, 1)))
-        return MPI_SUCCESS;
-    gpu_op_t op;
-    gpu_elem_t elem;
-    int why;
-    if (!o->kernel)
-        why = 0;
-    else if (!device_pair(o, &op, &elem))
-        why = 1;
-    else {
-        gpu_reduce_status_t st = gpu_reduce_check(op, elem);
-        if (st == GPU_REDUCE_OK)
-            return MPI_SUCCESS;
-        why = st == GPU_REDUCE_NOT_BUILT ? 2 : st == GPU_REDUCE_NO_KERNEL ? 3 : 4;
-    }
-    if (!told[why]) {
-        told[why] = true;
-        util_warn("not supported: %s (MPI_ERR_UNSUPPORTED_OPERATION)", reasons[why]);
-    }
-    return MPI_ERR_UNSUPPORTED_OPERATION;
+    return device_pair(o, op, elem) && gpu_reduce_check(*op, *elem) == GPU_REDUCE_OK;
+}
+
+/* An op without a device kernel: the device operands are copied to host
+ * memory, the CPU runs the op (the user's function sees host memory, as it
+ * expects), and the result goes back.  Each rank of a collective decides
+ * this alone, for its own data: the messages of the algorithm stay the
+ * same, so ranks whose buffers or GPUs differ still meet. */
+static void apply_on_host(const coll_op_t *o, const void *in, void *inout, size_t count, size_t bytes, bool din,
+                          bool dio)
+{
+    void *hin = din ? coll_host_scratch(bytes) : NULL, *hio = dio ? coll_host_scratch(bytes) : NULL;
+    if (din)
+        coll_dev_copy(hin, in, bytes);
+    if (dio)
+        coll_dev_copy(hio, inout, bytes);
+    coll_op_apply_host(o, din ? hin : in, dio ? hio : inout, count);
+    if (dio)
+        coll_dev_copy(inout, hio, bytes);
+    coll_host_scratch_free(hin);
+    coll_host_scratch_free(hio);
 }
 
 bool coll_dev_apply(const coll_op_t *o, const void *in, void *inout, size_t count)
@@ -171,8 +187,10 @@ bool coll_dev_apply(const coll_op_t *o, const void *in, void *inout, size_t coun
         return false;
     gpu_op_t op;
     gpu_elem_t elem;
-    if (!device_pair(o, &op, &elem))
-        util_fatal("internal error: device reduction without a device kernel (the call's check missed it)");
+    if (!device_kernel(o, &op, &elem)) {
+        apply_on_host(o, in, inout, count, bytes, din, dio);
+        return true;
+    }
     /* a host operand (mixed buffers) is staged in device scratch */
     void *stage = din && dio ? NULL : coll_scratch(bytes, din ? in : inout);
     const void *a = in;

@@ -8,7 +8,8 @@
  *  - scratch space follows the memory kind of the user's buffer
  *    (coll_scratch), so that device data never takes a host round trip;
  *  - reductions (coll_op_apply) run a CUDA kernel of gpu_kernels.cu on the
- *    data's GPU when an operand is device memory.
+ *    data's GPU when an operand is device memory (ops without one run on
+ *    host copies).
  * Blocking Allreduce, Reduce, Bcast, Allgather and Reduce_scatter_block may
  * instead hand the whole operation to NCCL (coll_dev_nccl.c).
  * Device work is waited for by polling while the other ranks of the PE run. */
@@ -33,6 +34,7 @@ void coll_dev_copy(void *dst, const void *src, size_t bytes);
  * never NULL (aborts the job when out of memory).  coll_scratch_free
  * takes either kind, and NULL. */
 void *coll_scratch(size_t bytes, const void *like);
+void *coll_dev_scratch(size_t bytes); /* device memory alone (a GPU in use) */
 void coll_scratch_free_any(void *p);
 /* NULL (no scratch was needed: the common case of small reductions) in line. */
 static inline void coll_scratch_free(void *p)
@@ -41,20 +43,11 @@ static inline void coll_scratch_free(void *p)
         coll_scratch_free_any(p);
 }
 
-/* MPI_SUCCESS, or MPI_ERR_UNSUPPORTED_OPERATION (with a message saying why)
- * when buffer a or b (either may be NULL) is device memory and the op has
- * no device kernel: user-defined ops, long double types, a library built
- * without nvcc.  Called by the reductions' argument checks. */
-int coll_dev_check_op_any(const struct coll_op *o, const void *a, const void *b);
-/* Without a GPU every buffer is host memory: answered in line (the
- * reductions' argument checks run on every call). */
-static inline int coll_dev_check_op(const struct coll_op *o, const void *a, const void *b)
-{
-    return UTIL_UNLIKELY(gpu_enabled()) ? coll_dev_check_op_any(o, a, b) : MPI_SUCCESS;
-}
-
-/* inout = in op inout on the device when either operand is device memory
- * (a host operand is staged through device scratch); returns false, doing
+/* inout = in op inout when either operand is device memory: a kernel on
+ * the device (a host operand is staged through device scratch), or, for an
+ * op without one (user ops, long double types, a library built without
+ * nvcc), the CPU on host copies.  Any op works on any buffers, so no rank
+ * of a reduction refuses what another accepts.  Returns false, doing
  * nothing, when both are host memory. */
 bool coll_dev_apply(const struct coll_op *o, const void *in, void *inout, size_t count);
 
@@ -62,14 +55,30 @@ bool coll_dev_apply(const struct coll_op *o, const void *in, void *inout, size_t
  * it has no device representation (long double types, derived types). */
 int coll_dev_elem(MPI_Datatype dt);
 
+/* Whether the device algorithms of a collective (the flat Bcast, NCCL) run
+ * on this call.  They exchange other messages than the host algorithms, so
+ * every rank must choose alike, and a rank cannot see the others' buffers:
+ * the caller asks only on calls that every rank finds eligible from the
+ * values they share (count, type, op, communicator), passing whether its
+ * own buffers of the call are device memory, and the ranks agree (a host
+ * allreduce of that flag) on the 1st, 2nd, 4th, 8th, ... such call of the
+ * communicator until one finds device buffers on every rank.  From then on
+ * the answer is yes without a message, and a rank whose buffers are host
+ * memory takes part with them (NCCL stages them through device memory).
+ * A program with host buffers only pays a few agreements per
+ * communicator; one with device buffers pays one. */
+bool coll_dev_agreed(p2p_rank_t *r, core_comm_t *c, bool mine);
+
 /* Wait for device work while the other ranks of the PE run. */
 void coll_dev_wait(gpu_work_t *w);
 
 /* The NCCL fast path of a blocking collective.  Returns true when NCCL ran
- * it (*err: its MPI error class); false when it does not apply: no GPU,
- * AMPI_NCCL=0, host buffers, an op or type NCCL lacks, or a communicator
+ * it (*err: its MPI error class); false when it does not apply, alike on
+ * every rank: no GPU, AMPI_NCCL=0, an op or type NCCL lacks, ranks that
+ * have not agreed on device buffers (coll_dev_agreed), or a communicator
  * whose ranks do not each own a process and a GPU (decided once per
- * communicator, collectively, at its first eligible call).
+ * communicator, collectively).  A rank's host buffers are staged through
+ * device memory.
  *  ALLREDUCE, REDUCE (root), REDUCE_SCATTER: `count` elements per rank
  *  block (REDUCE_SCATTER: recvcount), `op` an MPI_Op; in == MPI_IN_PLACE
  *  allowed where MPI allows it.  BCAST, ALLGATHER: `count` bytes (per rank
@@ -91,19 +100,21 @@ static inline bool coll_nccl_try(p2p_rank_t *r, core_comm_t *c, const coll_nccl_
     return UTIL_UNLIKELY(gpu_enabled()) && c->size > 1 && call->count > 0 && coll_nccl_run(r, c, call, err);
 }
 
-/* Small device collectives on host copies (coll_dev_host.c): a blocking
- * Allreduce or Reduce of at most AMPI_GPU_COLL_HOST_MAX bytes (Bcast: 8 KiB
- * at most) whose buffers include device memory copies its device operands
- * to pinned host memory, runs the host algorithm and copies the result
- * back.  Any op and type the host path takes works there, user ops
- * included.  `a`, `b`: the buffers that take part on this rank (NULL or
- * MPI_IN_PLACE: none). */
-bool coll_stage_wanted_any(const core_comm_t *c, const void *a, const void *b, size_t bytes);
-static inline bool coll_stage_wanted(const core_comm_t *c, const void *a, const void *b, size_t bytes)
+/* Small collectives on host copies (coll_dev_host.c): a blocking Allreduce
+ * or Reduce of at most AMPI_GPU_COLL_HOST_MAX bytes (Bcast: 8 KiB at most)
+ * runs the host algorithm on every rank, decided from the byte count alone;
+ * a rank copies its device operands to pinned host memory and the result
+ * back.  Any op and type the host path takes works there. */
+size_t coll_stage_max(void);
+#define COLL_BCAST_STAGE_MAX 8192 /* above it one device message (CUDA IPC, one copy) beats two copies */
+static inline bool coll_stage_wanted(const core_comm_t *c, size_t bytes)
 {
-    return UTIL_UNLIKELY(gpu_enabled()) && coll_stage_wanted_any(c, a, b, bytes);
+    return UTIL_UNLIKELY(gpu_enabled()) && c->size > 1 && bytes > 0 && bytes <= coll_stage_max();
 }
-bool coll_stage_bcast_wanted(const core_comm_t *c, const void *buf, size_t bytes);
+static inline bool coll_stage_bcast_wanted(const core_comm_t *c, size_t bytes)
+{
+    return UTIL_UNLIKELY(gpu_enabled()) && c->size > 1 && bytes > 0 && bytes <= COLL_BCAST_STAGE_MAX;
+}
 int coll_staged_allreduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,
                           const struct coll_op *op, int tag);
 int coll_staged_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t count, MPI_Datatype dt,

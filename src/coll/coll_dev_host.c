@@ -9,10 +9,13 @@
  * polling its event while the other ranks of the PE run, so ranks of one
  * process sharing a GPU (+vp) stage side by side.
  *
- * Every rank decides from the byte count alone whether to stage (with
- * device buffers) and then runs the same host algorithm as a rank with
- * host buffers, so ranks that pass different memory kinds still meet in
- * one algorithm; above the limit the NCCL or device path runs as before. */
+ * Every rank decides from the byte count alone (never from its own
+ * buffers, which other ranks cannot see) whether the call takes this path:
+ * the host algorithm, which a rank enters with host copies of its device
+ * operands and with its host operands as they are.  So ranks that pass
+ * different memory kinds still meet in one algorithm; above the limit every
+ * rank goes on to the NCCL or device path (coll_dev_agreed says how those
+ * are chosen alike). */
 #include "coll/coll.h"
 #include "coll/coll_dev.h"
 #include "coll/coll_op.h"
@@ -21,13 +24,7 @@
 
 #include <stdint.h>
 
-/* Up to this many bytes a device Bcast is staged as well: one eager host
- * message between two copies.  Above it the device message (CUDA IPC: one
- * copy over NVLink from the root's buffer) moves the data with one copy
- * instead of two. */
-#define BCAST_STAGE_MAX 8192
-
-static size_t stage_max(void)
+size_t coll_stage_max(void)
 {
     static size_t max = SIZE_MAX; /* unread; every thread reads the same value */
     if (max == SIZE_MAX)
@@ -37,14 +34,10 @@ static size_t stage_max(void)
 
 static bool dev(const void *p, size_t bytes) { return p && p != MPI_IN_PLACE && p2p_is_device(p, bytes); }
 
-bool coll_stage_wanted_any(const core_comm_t *c, const void *a, const void *b, size_t bytes)
-{
-    return c->size > 1 && bytes > 0 && bytes <= stage_max() && (dev(a, bytes) || dev(b, bytes));
-}
-
 /* Staging space: host blocks of `bytes` each, 64-byte aligned; pinned
  * where the driver gives it, else ordinary host scratch (slower copies,
- * the same result: the decision to stage never depends on it). */
+ * the same result: the decision to stage never depends on it).  base NULL:
+ * nothing was staged. */
 typedef struct {
     void *base;
     bool pinned;
@@ -66,6 +59,8 @@ static void *stage_block(const stage_t *s, size_t bytes, int i)
 
 static void stage_put(stage_t *s)
 {
+    if (!s->base)
+        return;
     if (s->pinned)
         gpu_pinned_free(s->base);
     else
@@ -74,14 +69,18 @@ static void stage_put(stage_t *s)
 
 /* The host buffers of a reduction: device `in` and `out` get a block each
  * (in == out, in place, gets two: the host algorithm then runs out of
- * place, its faster form), host ones are used as they are. */
+ * place, its faster form), host ones are used as they are (a rank with
+ * host buffers only stages nothing). */
 static void stage_operands(stage_t *s, const void *in, void *out, size_t bytes, bool want_out, const void **hin,
                            void **hout)
 {
     bool din = dev(in, bytes), dout = want_out && dev(out, bytes);
-    stage_get(s, bytes, 2);
+    s->base = NULL;
     *hin = in;
     *hout = out;
+    if (!din && !dout)
+        return;
+    stage_get(s, bytes, 2);
     if (din) {
         *hin = stage_block(s, bytes, 0);
         coll_dev_copy((void *)*hin, in, bytes);
@@ -121,13 +120,10 @@ int coll_staged_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out,
     return err;
 }
 
-bool coll_stage_bcast_wanted(const core_comm_t *c, const void *buf, size_t bytes)
-{
-    return bytes <= BCAST_STAGE_MAX && coll_stage_wanted_any(c, buf, NULL, bytes);
-}
-
 int coll_staged_bcast(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int root, int tag)
 {
+    if (!dev(buf, bytes))
+        return coll_bcast(r, c, buf, bytes, root, tag);
     stage_t s;
     void *h = stage_get(&s, bytes, 1);
     if (c->rank == root)

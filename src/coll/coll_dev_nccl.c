@@ -10,12 +10,12 @@
  * communicator, so MPI_Comm_free and MPI_Finalize destroy it through the
  * attribute's delete callback.
  *
- * Eligibility of a call must be the same on every rank, because an
- * eligible call may start that collective setup: it depends on the
- * arguments (operation, type, count) and on the buffers being device
- * memory, which the usual CUDA-aware program passes on every rank.  A
- * program that mixes host and device buffers across the ranks of one
- * collective must run with AMPI_NCCL=0 (README).
+ * Whether a call goes to NCCL must be the same on every rank, because the
+ * host algorithms exchange other messages: it depends on the arguments
+ * every rank shares (operation, type, count, communicator) and on the
+ * ranks' agreement that they pass device buffers (coll_dev_agreed), never
+ * on one rank's own buffers.  Once agreed, a rank that passes host memory
+ * takes part through device copies of its buffers.
  *
  * Only blocking calls use NCCL: the nonblocking ones run on helper threads
  * whose order across ranks is not fixed, and NCCL needs every rank to issue
@@ -150,7 +150,7 @@ static int nccl_op(MPI_Op op)
                                                                    : op == MPI_MIN  ? GPU_NCCL_MIN : -1;
 }
 
-/* Whether this call can go to NCCL, from its arguments alone. */
+/* Whether this call can go to NCCL, from the arguments every rank shares. */
 static bool eligible(const core_comm_t *c, const coll_nccl_call_t *k, int *type, int *op)
 {
     *type = GPU_NCCL_UINT8;
@@ -160,34 +160,102 @@ static bool eligible(const core_comm_t *c, const coll_nccl_call_t *k, int *type,
      * osu_bcast D D 8 B-1 MiB 14-22 us through NCCL against 8.7-11.7 us for
      * Open MPI's point-to-point (BENCHMARKS.md, 2026-11-22, 2 x H200,
      * 5d35261). */
-    switch (k->kind) {
-    case COLL_NCCL_BCAST:
-        return c->size > 2 && dev(k->out);
-    case COLL_NCCL_ALLGATHER:
-        return c->size > 2 && dev(k->out) && (k->in == MPI_IN_PLACE || dev(k->in));
-    default:
-        break;
-    }
+    if (k->kind == COLL_NCCL_BCAST || k->kind == COLL_NCCL_ALLGATHER)
+        return c->size > 2;
     *type = nccl_type(k->dt);
     *op = nccl_op(k->op);
-    if (*type < 0 || *op < 0)
-        return false;
-    if (k->kind == COLL_NCCL_REDUCE)
-        return dev(k->in) && (c->rank != k->root || dev(k->out));
-    if (k->kind == COLL_NCCL_REDUCE_SCATTER)
-        return dev(k->out) && (k->in == MPI_IN_PLACE || dev(k->in));
-    return dev(k->in) && dev(k->out);
+    return *type >= 0 && *op >= 0;
 }
+
+/* The user buffers a call reads or writes on this rank and their bytes
+ * (in: 0 when the data is in out, in place, or for BCAST; out: 0 for a
+ * REDUCE's non-root). */
+static void extents(const core_comm_t *c, const coll_nccl_call_t *k, size_t esize, size_t *in_bytes,
+                    size_t *out_bytes)
+{
+    size_t block = k->count * esize, n = (size_t)c->size;
+    bool in_place = k->in == MPI_IN_PLACE || k->in == k->out;
+    switch (k->kind) {
+    case COLL_NCCL_BCAST:
+        *in_bytes = 0, *out_bytes = block;
+        break;
+    case COLL_NCCL_ALLGATHER:
+        *in_bytes = in_place ? 0 : block, *out_bytes = n * block;
+        break;
+    case COLL_NCCL_REDUCE_SCATTER:
+        *in_bytes = in_place ? 0 : n * block, *out_bytes = in_place ? n * block : block;
+        break;
+    case COLL_NCCL_REDUCE: /* a non-root's out is not used (it may even be its in) */
+        *in_bytes = c->rank != k->root || !in_place ? block : 0, *out_bytes = c->rank == k->root ? block : 0;
+        break;
+    default:
+        *in_bytes = in_place ? 0 : block, *out_bytes = block;
+        break;
+    }
+}
+
+/* Device copies of a rank's host buffers for one call (NULL: not staged). */
+typedef struct {
+    void *in, *out;
+} nccl_stage_t;
+
+static void stage_in(const core_comm_t *c, const coll_nccl_call_t *k, size_t in_bytes, size_t out_bytes,
+                     coll_nccl_call_t *d, nccl_stage_t *st)
+{
+    *d = *k;
+    *st = (nccl_stage_t){ 0 };
+    bool in_place = k->in == MPI_IN_PLACE || k->in == k->out;
+    if (out_bytes && !dev(k->out)) {
+        st->out = coll_dev_scratch(out_bytes);
+        /* the data is read from out: in place, and a broadcast's root */
+        if (in_place || (k->kind == COLL_NCCL_BCAST && c->rank == k->root))
+            coll_dev_copy(st->out, k->out, out_bytes);
+        d->out = st->out;
+        if (k->in == k->out)
+            d->in = st->out;
+    }
+    if (in_bytes && !dev(k->in)) {
+        st->in = coll_dev_scratch(in_bytes);
+        coll_dev_copy(st->in, k->in, in_bytes);
+        d->in = st->in;
+    }
+}
+
+static void stage_out(const coll_nccl_call_t *k, size_t out_bytes, nccl_stage_t *st)
+{
+    if (st->out)
+        coll_dev_copy(k->out, st->out, out_bytes);
+    coll_scratch_free(st->in);
+    coll_scratch_free(st->out);
+}
+
+static void run(nccl_state_t *s, core_comm_t *c, const coll_nccl_call_t *k, int type, int op, size_t esize);
 
 bool coll_nccl_run(p2p_rank_t *r, core_comm_t *c, const coll_nccl_call_t *k, int *err)
 {
     int type, op;
     if (!enabled() || !eligible(c, k, &type, &op))
         return false;
+    size_t esize = k->kind == COLL_NCCL_BCAST || k->kind == COLL_NCCL_ALLGATHER ? 1 : dt_size(k->dt);
+    size_t in_bytes, out_bytes;
+    extents(c, k, esize, &in_bytes, &out_bytes);
+    bool mine = (!in_bytes || dev(k->in)) && (!out_bytes || dev(k->out));
+    if (!coll_dev_agreed(r, c, mine))
+        return false;
     nccl_state_t *s = state_of(r, c);
     if (!s->usable)
         return false;
-    size_t esize = k->kind == COLL_NCCL_BCAST || k->kind == COLL_NCCL_ALLGATHER ? 1 : dt_size(k->dt);
+    coll_nccl_call_t d;
+    nccl_stage_t st;
+    stage_in(c, k, in_bytes, out_bytes, &d, &st);
+    run(s, c, &d, type, op, esize);
+    stage_out(k, out_bytes, &st);
+    *err = MPI_SUCCESS;
+    return true;
+}
+
+static void run(nccl_state_t *s, core_comm_t *c, const coll_nccl_call_t *k, int type, int op, size_t esize)
+{
     const void *in = k->in;
     void *out = k->out;
     size_t mine = (size_t)c->rank * k->count * esize; /* our block's offset, for in-place forms */
@@ -212,6 +280,4 @@ bool coll_nccl_run(p2p_rank_t *r, core_comm_t *c, const coll_nccl_call_t *k, int
     }
     if (k->kind == COLL_NCCL_REDUCE_SCATTER && k->in == MPI_IN_PLACE)
         coll_dev_copy(k->out, (char *)k->out + mine, k->count * esize); /* disjoint, or rank 0: nothing */
-    *err = MPI_SUCCESS;
-    return true;
 }

@@ -31,8 +31,6 @@ static int check_reduction(coll_nb_args_t *a, int scount, int rcount, MPI_Dataty
         err = coll_check_buf(a->rbuf, rcount, dt);
     if (!err)
         err = coll_op_resolve(op, dt, &a->op);
-    if (!err)
-        err = coll_dev_check_op(&a->op, a->sbuf, a->rbuf);
     return err;
 }
 

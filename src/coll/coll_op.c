@@ -52,7 +52,12 @@ int coll_op_resolve(MPI_Op op, MPI_Datatype dt, coll_op_t *out)
 void coll_op_apply_any(const coll_op_t *o, const void *in, void *inout, size_t count)
 {
     if (UTIL_UNLIKELY(gpu_enabled()) && coll_dev_apply(o, in, inout, count))
-        return; /* an operand in device memory: a kernel on its GPU */
+        return; /* an operand in device memory: a kernel on its GPU, or host copies */
+    coll_op_apply_host(o, in, inout, count);
+}
+
+void coll_op_apply_host(const coll_op_t *o, const void *in, void *inout, size_t count)
+{
     if (o->kernel) {
         o->kernel(in, inout, count);
         return;
@@ -155,8 +160,6 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     coll_op_t o;
     if (!err)
         err = coll_op_resolve(op, datatype, &o);
-    if (!err)
-        err = coll_dev_check_op(&o, inbuf, inoutbuf);
     if (err)
         return core_error(NULL, err, "MPI_Reduce_local");
     if (count)

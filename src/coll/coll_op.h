@@ -29,6 +29,8 @@ int coll_op_resolve(MPI_Op op, MPI_Datatype dt, coll_op_t *out);
 
 /* inout = in op inout over count elements. */
 void coll_op_apply_any(const coll_op_t *o, const void *in, void *inout, size_t count);
+/* The same on host memory only: the CPU kernel or the user's function. */
+void coll_op_apply_host(const coll_op_t *o, const void *in, void *inout, size_t count);
 /* A predefined op on host data (no GPU in use) calls its kernel in line:
  * for the few elements of a latency-bound reduction the call in between
  * cost as much as the kernel. */

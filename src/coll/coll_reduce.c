@@ -218,7 +218,7 @@ int coll_reduce(p2p_rank_t *r, core_comm_t *c, const void *in, void *out, size_t
 
 /* Checks the arguments and resolves the op; *in: the input buffer. */
 static int check(const core_comm_t *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, const void **in, coll_op_t *o, bool host_op)
+                 int root, const void **in, coll_op_t *o)
 {
     if (root < 0 || root >= c->size)
         return MPI_ERR_ROOT;
@@ -231,8 +231,6 @@ static int check(const core_comm_t *c, const void *sendbuf, void *recvbuf, int c
         err = coll_check_ptr(recvbuf, count, datatype);
     if (!err)
         err = coll_op_resolve(op, datatype, o);
-    if (!err && !host_op) /* no device kernel will run: any op works */
-        err = coll_dev_check_op(o, *in, am_root ? recvbuf : NULL);
     return err;
 }
 
@@ -252,12 +250,9 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     }
     const void *in;
     coll_op_t o;
-    bool am_root = c->rank == root;
-    bool staged = count > 0 && dt_valid(datatype) &&
-                  coll_stage_wanted(c, am_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
-                                    am_root ? recvbuf : NULL, (size_t)count * dt_size(datatype));
-    /* staged, or one rank (a copy): no device kernel runs */
-    int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &in, &o, staged || c->size == 1);
+    /* the byte count alone decides, so that every rank takes the same path */
+    bool staged = count > 0 && dt_valid(datatype) && coll_stage_wanted(c, (size_t)count * dt_size(datatype));
+    int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &in, &o);
     COLL_CHECK(c, err, err, "MPI_Reduce");
     coll_nccl_call_t nc = { COLL_NCCL_REDUCE, in, recvbuf, (size_t)count, datatype, op, root };
     if (UTIL_UNLIKELY(staged))
@@ -289,7 +284,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
         return MPI_SUCCESS;
     }
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count, .root = root };
-    int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &a.sbuf, &a.op, false);
+    int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &a.sbuf, &a.op);
     if (!err)
         err = coll_nb_start(r, c, run_reduce, &a, request);
     COLL_CHECK(c, err, err, "MPI_Ireduce");

@@ -53,6 +53,10 @@ typedef struct core_comm {
      * communicator, and the slot of the session it came from (NULL: none). */
     struct p2p_bsend_state *bsend;
     struct p2p_bsend_state **session_bsend;
+    /* The collectives' agreement that the ranks pass device buffers
+     * (src/coll/coll_dev.c): calls that asked so far, and the verdict. */
+    uint32_t dev_asked;
+    bool dev_agreed;
 } core_comm_t;
 
 /* World rank of communicator rank r (r valid).  A table lookup, except for

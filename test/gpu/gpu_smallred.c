@@ -14,12 +14,15 @@
  * is also computed here, in rank order) run the same way.  Sizes: 1, 5 and
  * 37 elements, and MPI_INT sums of exactly 64 KiB and of 64 KiB + 4 bytes
  * (either side of AMPI-UCX's default limit for reductions on host copies,
- * AMPI_GPU_COLL_HOST_MAX); above it a user op on device buffers must fail
- * with MPI_ERR_UNSUPPORTED_OPERATION (checked only where the limit is the
- * default and under AMPI-UCX).  Bcast of 1 B to 8 KiB + 1 from the last rank.
+ * AMPI_GPU_COLL_HOST_MAX), with MPI_SUM and the user op, and MPI_LONG_DOUBLE
+ * just above 64 KiB.  Bcast of 1 B to 8 KiB + 1 from the last rank.
  * With AMPI_GPU_COLL_HOST_MAX=0 every device reduction takes the device
- * path (NCCL or kernels), which must give the same results; there user ops
- * and long double types must fail with MPI_ERR_UNSUPPORTED_OPERATION.
+ * path (NCCL or kernels; ops without a device kernel on host copies), which
+ * must give the same results.  The placements mix memory kinds across the
+ * ranks of one call (host->device: a Reduce's non-roots pass host memory
+ * only), so every rank must take the same path whatever its buffers; an
+ * error class that differs from the host reference ends the job at once
+ * (MPI_Abort), since the other ranks may be waiting in that collective.
  * Every receive buffer is poisoned first. */
 #include "gputest.h"
 
@@ -106,7 +109,6 @@ static const char *const place_names[] = {"device->device", "device in place", "
 
 typedef struct {
     int rank, size, errs;
-    bool staging_off; /* AMPI_GPU_COLL_HOST_MAX=0: every device reduction takes the device path */
     size_t cap;
     unsigned char *ref, *got, *data; /* host: reference result, a result read back, this rank's operand */
     unsigned char *hin, *hout;       /* pageable host operands */
@@ -265,11 +267,12 @@ static int device_run(ctx_t *c, const type_t *t, MPI_Op op, const char *opname, 
     char what[160];
     snprintf(what, sizeof what, "%s %s %s n=%zu %s", root < 0 ? "Allreduce" : "Reduce", t->name, opname, n,
              place_names[p]);
-    if (err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION && ref_cls == MPI_SUCCESS && c->staging_off &&
-        (!strncmp(opname, "user", 4) || t->kind == K_LDBL || t->kind == K_CLDBL || t->vkind == K_LDBL))
-        return 0; /* no device kernel for it: refused, as documented */
-    if (err_class(rc) != ref_cls)
-        return gt_fail(c->rank, "%s: error class %d, on host buffers %d", what, err_class(rc), ref_cls);
+    if (err_class(rc) != ref_cls) {
+        /* a collective that failed on some ranks leaves the others waiting
+         * in it: end the job now rather than at the launcher's timeout */
+        gt_fail(c->rank, "%s: error class %d, on host buffers %d; ending the job", what, err_class(rc), ref_cls);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     if (rc != MPI_SUCCESS || !am_root)
         return 0;
     from_any(c->got, out, bytes);
@@ -347,28 +350,25 @@ static void bcasts(ctx_t *c)
     }
 }
 
-/* Either side of the default limit for host copies (64 KiB). */
+/* Either side of the default limit for host copies (64 KiB), and above it
+ * the ops without a device kernel (a user op, long double), which run on
+ * host copies of the device operands there. */
 static void limit_edges(ctx_t *c, MPI_Op usum)
 {
-    const type_t *t;
+    const type_t *t, *tld;
     for (t = types; t->dt != MPI_INT; t++)
+        ;
+    for (tld = types; tld->dt != MPI_LONG_DOUBLE; tld++)
         ;
     for (size_t n = 16384; n <= 16385; n++) {
         one_case(c, t, MPI_SUM, "SUM", n, -1);
         one_case(c, t, MPI_SUM, "SUM", n, 0);
+        one_case(c, t, usum, "user sum", n, -1);
+        one_case(c, t, usum, "user sum", n, c->size - 1);
     }
-    const char *lim = getenv("AMPI_GPU_COLL_HOST_MAX");
-#ifdef OPEN_MPI
-    lim = "not ours";
-#endif
-    if ((lim && *lim) || c->size == 1) /* one rank: a copy, any op works */
-        return;
-    /* above the limit a user op on device buffers has no device kernel */
-    int rc = MPI_Allreduce(c->din, c->dout, 16385, MPI_INT, usum, MPI_COMM_WORLD);
-    if (err_class(rc) != MPI_ERR_UNSUPPORTED_OPERATION)
-        c->errs += gt_fail(c->rank, "Allreduce of 64 KiB + 4 with a user op on device buffers: error class %d, "
-                                    "expected MPI_ERR_UNSUPPORTED_OPERATION (%d)",
-                           err_class(rc), MPI_ERR_UNSUPPORTED_OPERATION);
+    size_t nld = 65536 / sizeof(long double) + 1;
+    one_case(c, tld, MPI_SUM, "SUM", nld, -1);
+    one_case(c, tld, MPI_MAX, "MAX", nld, c->size / 2);
 }
 
 int main(int argc, char **argv)
@@ -376,8 +376,6 @@ int main(int argc, char **argv)
     ctx_t c = {0};
     gt_init(&argc, &argv, &c.rank, &c.size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    const char *lim = getenv("AMPI_GPU_COLL_HOST_MAX");
-    c.staging_off = lim && !strcmp(lim, "0");
     c.cap = 65536 + 64;
     c.ref = gt_malloc(c.cap);
     c.got = gt_malloc(c.cap);
