@@ -92,8 +92,6 @@ static int inter_bcast(p2p_rank_t *r, core_comm_t *c, void *buffer, int count, M
     bool used = root != MPI_PROC_NULL;
     if (!err && used)
         err = buffer == MPI_IN_PLACE ? MPI_ERR_BUFFER : coll_check_buf_nc(buffer, count, datatype);
-    if (!err && used && coll_nc_type(datatype)) /* packed on the host */
-        err = coll_nc_host(buffer, 1);
     coll_nb_args_t a = { .rbuf = buffer, .rcount = count, .rdt = coll_nb_type(used, datatype),
                          .count = used ? coll_bytes((size_t)count, datatype) : 0, .root = root };
     return err ? err : coll_inter_bcast(r, c, &a, request);

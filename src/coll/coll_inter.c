@@ -77,8 +77,8 @@ int coll_inter_barrier(p2p_rank_t *r, core_comm_t *c, MPI_Request *request)
 
 /* The root sends to the receiving group's leader, which broadcasts in its
  * group.  A leader whose receive failed still broadcasts, so that its
- * group does not wait for ever.  Types with gaps travel packed (host
- * buffers: the caller refused device ones). */
+ * group does not wait for ever.  Types with gaps travel packed (device
+ * buffers packed by their GPU: coll_nc_pack_buf). */
 static int run_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int tag)
 {
     if (a->root == MPI_PROC_NULL || a->count == 0)
@@ -88,13 +88,13 @@ static int run_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int
     int err;
     if (a->root == MPI_ROOT) {
         if (packed)
-            dt_pack(a->rbuf, a->rcount, a->rdt, buf);
+            coll_nc_pack_buf(a->rbuf, a->rcount, a->rdt, buf);
         err = coll_send(r, c, buf, a->count, 0, tag);
     } else {
         err = c->rank == 0 ? coll_recv(r, c, buf, a->count, a->root, tag) : MPI_SUCCESS;
         coll_keep_err(&err, coll_bcast(r, c->local, buf, a->count, 0, tag));
         if (packed)
-            dt_unpack(buf, a->count, a->rbuf, a->rcount, a->rdt);
+            coll_nc_unpack_buf(buf, a->count, a->rbuf, a->rcount, a->rdt);
     }
     if (packed)
         coll_host_scratch_free(buf);

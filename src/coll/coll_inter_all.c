@@ -110,9 +110,9 @@ static void move_blocks(const coll_nb_args_t *a, int n, char *packed, bool pack)
         size_t bytes = coll_bytes((size_t)count, a->rdt);
         void *block = coll_inter_block(a->rbuf, a->rdispls, a->rcount, a->rdt, i);
         if (gaps && pack)
-            dt_pack(block, count, a->rdt, packed + at);
+            coll_nc_pack_buf(block, count, a->rdt, packed + at);
         else if (gaps)
-            dt_unpack(packed + at, bytes, block, count, a->rdt);
+            coll_nc_unpack_buf(packed + at, bytes, block, count, a->rdt);
         else if (pack)
             coll_copy(packed + at, block, bytes);
         else
@@ -160,8 +160,6 @@ int coll_inter_allgather(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a,
     int err = coll_inter_check_side(a->sbuf, NULL, NULL, a->scount, a->sdt, 1);
     if (!err)
         err = coll_inter_check_side(a->rbuf, a->rcounts, a->rdispls, a->rcount, a->rdt, n);
-    if (!err && coll_nc_type(a->rdt)) /* packed on the host for the broadcast */
-        err = coll_nc_host(a->rbuf, 1);
     return err ? err : coll_inter_run(r, c, run_allgather, a, COLL_TAG_ALLGATHER, request);
 }
 

@@ -28,13 +28,13 @@ int coll_nc_prepare(const coll_nc_side_t *s, int n, coll_nc_pack_t *p);
 void coll_nc_release(coll_nc_pack_t *p);
 void coll_nc_pack(const coll_nc_side_t *s, int i, char *packed, const int *boffs);
 void coll_nc_unpack(const coll_nc_side_t *s, int i, const char *packed, const int *bcounts, const int *boffs);
-/* MPI_ERR_UNSUPPORTED_OPERATION for a device buffer (packing runs on the
- * host), else MPI_SUCCESS; NULL and MPI_IN_PLACE pass. */
-int coll_nc_host(const void *buf, size_t bytes);
+/* dt_pack / dt_unpack into or out of host memory `packed` for a user
+ * buffer of any memory kind (device memory: packed by its GPU). */
+void coll_nc_pack_buf(const void *buf, int count, MPI_Datatype dt, char *packed);
+void coll_nc_unpack_buf(const char *packed, size_t bytes, void *buf, int count, MPI_Datatype dt);
 /* Both sides of a collective: nsend blocks of ss into sp and nrecv blocks
- * of rs into rp (0: that side is not packed), then the packed sides' user
- * buffers checked to be host memory.  0 or an error class; the caller
- * releases sp and rp (zeroed before) either way. */
+ * of rs into rp (0: that side is not packed).  0 or an error class; the
+ * caller releases sp and rp (zeroed before) either way. */
 int coll_nc_prepare_sides(const coll_nc_side_t *ss, int nsend, coll_nc_pack_t *sp, const coll_nc_side_t *rs,
                           int nrecv, coll_nc_pack_t *rp);
 

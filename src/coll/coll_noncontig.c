@@ -10,7 +10,10 @@
  * on bytes, so every rank takes the same algorithm).  Blocks of the v-forms
  * lie back to back in the packed copies; the user's displacements apply when
  * packing and unpacking.
- * Host buffers only (dt_pack); the nonblocking forms: coll_noncontig_nb.c.
+ * Device buffers are packed and unpacked by their GPU and the packed bytes
+ * copied to and from host memory (coll_nc_pack_buf), so a rank whose buffer
+ * is device memory takes the same way as its peers; the nonblocking forms:
+ * coll_noncontig_nb.c.
  * Each function returns what the MPI_BYTE call returned: its error handler
  * has already run. */
 #include "coll/coll_nc.h"
@@ -49,14 +52,41 @@ static bool nc_layout(const coll_nc_side_t *s, int n, int *bcounts, int *boffs, 
     return true;
 }
 
+/* Device memory is packed by the GPU into device scratch (one kernel or
+ * strided copy for the whole block, gpu_dt.c) and that copied to host. */
+void coll_nc_pack_buf(const void *buf, int count, MPI_Datatype dt, char *packed)
+{
+    size_t bytes = (size_t)count * dt_size(dt);
+    if (!bytes || !p2p_is_device(buf, 1)) {
+        dt_pack(buf, count, dt, packed);
+        return;
+    }
+    void *d = coll_dev_scratch(bytes);
+    p2p_dev_pack_wait(d, buf, count, dt);
+    coll_dev_copy(packed, d, bytes);
+    coll_scratch_free(d);
+}
+
+void coll_nc_unpack_buf(const char *packed, size_t bytes, void *buf, int count, MPI_Datatype dt)
+{
+    if (!bytes || !p2p_is_device(buf, 1)) {
+        dt_unpack(packed, bytes, buf, count, dt);
+        return;
+    }
+    void *d = coll_dev_scratch(bytes);
+    coll_dev_copy(d, packed, bytes);
+    p2p_dev_unpack_wait(buf, d, count, bytes, dt);
+    coll_scratch_free(d);
+}
+
 void coll_nc_pack(const coll_nc_side_t *s, int i, char *packed, const int *boffs)
 {
-    dt_pack(nc_block(s, i), nc_count(s, i), s->dt, packed + boffs[i]);
+    coll_nc_pack_buf(nc_block(s, i), nc_count(s, i), s->dt, packed + boffs[i]);
 }
 
 void coll_nc_unpack(const coll_nc_side_t *s, int i, const char *packed, const int *bcounts, const int *boffs)
 {
-    dt_unpack(packed + boffs[i], (size_t)bcounts[i], nc_block(s, i), nc_count(s, i), s->dt);
+    coll_nc_unpack_buf(packed + boffs[i], (size_t)bcounts[i], nc_block(s, i), nc_count(s, i), s->dt);
 }
 
 int coll_nc_prepare(const coll_nc_side_t *s, int n, coll_nc_pack_t *p)
@@ -79,22 +109,12 @@ void coll_nc_release(coll_nc_pack_t *p)
     free(p->packed);
 }
 
-/* Device buffers cannot be packed on the host. */
-int coll_nc_host(const void *buf, size_t bytes)
-{
-    return buf && buf != MPI_IN_PLACE && p2p_is_device(buf, bytes) ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
-}
-
 int coll_nc_prepare_sides(const coll_nc_side_t *ss, int nsend, coll_nc_pack_t *sp, const coll_nc_side_t *rs,
                           int nrecv, coll_nc_pack_t *rp)
 {
     int err = nsend ? coll_nc_prepare(ss, nsend, sp) : MPI_SUCCESS;
     if (!err && nrecv)
         err = coll_nc_prepare(rs, nrecv, rp);
-    if (!err)
-        err = coll_nc_host(nsend ? ss->buf : NULL, 1);
-    if (!err)
-        err = coll_nc_host(nrecv ? rs->buf : NULL, 1);
     return err;
 }
 
@@ -109,8 +129,6 @@ int coll_nc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
     coll_nc_side_t s = { buf, NULL, NULL, count, dt };
     coll_nc_pack_t p;
     int err = coll_nc_prepare(&s, 1, &p);
-    if (!err)
-        err = coll_nc_host(buf, 1);
     if (err) {
         coll_nc_release(&p);
         return nc_fail(comm, err, "MPI_Bcast");

@@ -75,8 +75,6 @@ int coll_nc_nb_bcast(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int
     coll_nc_pack_t p = { 0 };
     bool root = c->rank == a->root;
     int err = coll_nc_prepare(&s, 1, &p);
-    if (!err)
-        err = coll_nc_host(a->rbuf, 1);
     if (!err && root)
         coll_nc_pack(&s, 0, p.packed, p.boffs);
     if (!err)

@@ -112,7 +112,7 @@ static int red_run(p2p_rank_t *r, core_comm_t *c, nc_red_t k, const void *in, vo
     if (!mine || !acc || (folds && !all))
         err = MPI_ERR_NO_MEM;
     if (!err) {
-        dt_pack(in, count, dt, mine);
+        coll_nc_pack_buf(in, count, dt, mine);
         coll_layout_t rl = { .count = bytes, .dt = MPI_BYTE };
         err = coll_gather(r, c, mine, bytes, me == at ? all : NULL, &rl, at, tag);
     }
@@ -124,7 +124,7 @@ static int red_run(p2p_rank_t *r, core_comm_t *c, nc_red_t k, const void *in, vo
         int last = k == NC_SCAN ? me : me - 1;
         if (last >= 0) {
             fold_range(&f, all, 0, last, acc);
-            dt_unpack(acc, bytes, out, count, dt);
+            coll_nc_unpack_buf(acc, bytes, out, count, dt);
         }
         goto out;
     }
@@ -132,11 +132,11 @@ static int red_run(p2p_rank_t *r, core_comm_t *c, nc_red_t k, const void *in, vo
         fold_range(&f, all, 0, n - 1, acc);
     if (k == NC_REDUCE) {
         if (me == at)
-            dt_unpack(acc, bytes, out, count, dt);
+            coll_nc_unpack_buf(acc, bytes, out, count, dt);
     } else if (k == NC_ALLREDUCE) {
         err = coll_bcast(r, c, acc, bytes, 0, tag2);
         if (!err)
-            dt_unpack(acc, bytes, out, count, dt);
+            coll_nc_unpack_buf(acc, bytes, out, count, dt);
     } else { /* NC_REDSCAT: rank i gets its block of the result */
         size_t *offs = malloc((size_t)n * sizeof *offs), off = 0;
         int *bcounts = malloc((size_t)n * sizeof *bcounts);
@@ -151,7 +151,7 @@ static int red_run(p2p_rank_t *r, core_comm_t *c, nc_red_t k, const void *in, vo
             coll_layout_t sl = { .counts = bcounts, .offs = offs, .dt = MPI_BYTE };
             err = coll_scatter(r, c, acc, &sl, mine, (size_t)bcounts[me], 0, tag2);
             if (!err)
-                dt_unpack(mine, (size_t)bcounts[me], out, rcounts ? rcounts[me] : rcount, dt);
+                coll_nc_unpack_buf(mine, (size_t)bcounts[me], out, rcounts ? rcounts[me] : rcount, dt);
         }
         free(offs);
         free(bcounts);
@@ -188,10 +188,6 @@ static int start(p2p_rank_t *r, core_comm_t *c, nc_red_t k, const void *sendbuf,
     int err = op_resolve(op, dt, &o);
     if (!err && count > 0 && dt_size(dt) > 0 && (!in || in == MPI_IN_PLACE || (has_out && !recvbuf)))
         err = MPI_ERR_BUFFER;
-    if (!err)
-        err = coll_nc_host(in, 1);
-    if (!err)
-        err = coll_nc_host(has_out ? recvbuf : NULL, 1);
     if (err)
         return err;
     static coll_nb_fn *const nb[] = { nb_reduce, nb_allreduce, nb_redscat, nb_scan, nb_exscan };
@@ -247,10 +243,6 @@ int coll_nc_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datat
     int err = count < 0 ? MPI_ERR_COUNT : op_resolve(op, dt, &o);
     if (!err && count > 0 && dt_size(dt) > 0 && (!inbuf || !inoutbuf || inbuf == MPI_IN_PLACE))
         err = MPI_ERR_BUFFER;
-    if (!err)
-        err = coll_nc_host(inbuf, 1);
-    if (!err)
-        err = coll_nc_host(inoutbuf, 1);
     if (err || count == 0)
         return err;
     fold_t f;
@@ -259,10 +251,10 @@ int coll_nc_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datat
     if (!x || !acc)
         err = MPI_ERR_NO_MEM;
     if (!err) {
-        dt_pack(inbuf, count, dt, x);
-        dt_pack(inoutbuf, count, dt, acc);
+        coll_nc_pack_buf(inbuf, count, dt, x);
+        coll_nc_pack_buf(inoutbuf, count, dt, acc);
         fold(&f, x, acc);
-        dt_unpack(acc, f.bytes, inoutbuf, count, dt);
+        coll_nc_unpack_buf(acc, f.bytes, inoutbuf, count, dt);
     }
     free(x), free(acc);
     fold_free(&f);

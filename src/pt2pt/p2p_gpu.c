@@ -130,6 +130,16 @@ void p2p_dev_pack_wait(void *dst, const void *src, int count, MPI_Datatype dt)
         p2p_poll();
 }
 
+void p2p_dev_unpack_wait(void *dst, const void *packed, int count, size_t bytes, MPI_Datatype dt)
+{
+    gpu_copy_t gc;
+    int rc = gpu_dt_unpack_start(dst, packed, (size_t)count, bytes, layout_of(dt), &gc);
+    if (rc != 0)
+        util_fatal("unpacking a derived datatype on the GPU failed to start (CUDA error %d)", rc);
+    while (!gpu_copy_done(&gc))
+        p2p_poll();
+}
+
 /* The send's data must be whole before any route reads the pack buffer
  * (another process's GPU or UCX's own streams may read it), so the send
  * waits for its pack. */

@@ -67,6 +67,9 @@ void p2p_dev_unpack_then_complete(p2p_req_t *q);
 /* Gather `count` elements of type dt at device buffer src into dst, which
  * is contiguous device memory, and wait (letting the PE's other ranks run). */
 void p2p_dev_pack_wait(void *dst, const void *src, int count, MPI_Datatype dt);
+/* Scatter the first `bytes` of contiguous device memory `packed` into
+ * `count` elements of dt at device buffer dst, and wait likewise. */
+void p2p_dev_unpack_wait(void *dst, const void *packed, int count, size_t bytes, MPI_Datatype dt);
 void p2p_send_desc_envelope(p2p_req_t *q, int proc, uint8_t kind, size_t desc_len, int extra);
 /* The CUDA IPC route (p2p_ipc.c; p2p_ipc_start declines memory that
  * cannot be exported). */

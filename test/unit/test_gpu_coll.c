@@ -18,7 +18,9 @@
  * Reduce to a root whose output alone is device memory, Iallreduce, Scan
  * and Reduce_scatter_block with a user op, Bcast of 64 KiB from a device
  * root and from a host root, before and after the ranks have agreed on
- * device buffers (then the flat tree serves host buffers too). */
+ * device buffers (then the flat tree serves host buffers too); Bcast and
+ * Allreduce of a vector type (packed by the "GPU" where the buffer is
+ * device memory; refused there before). */
 #include "gpu/gpu.h"
 #include "gpu/gpu_cuda.h"
 #include "mpi.h"
@@ -178,6 +180,50 @@ static void bcast_case(int rank, size_t bytes, int root, unsigned dev_mask)
     buf_free(b, rank, dev_mask);
 }
 
+/* A vector type (64 blocks of 4 ints, stride 8): Bcast from root and
+ * Allreduce (MPI_SUM) with device buffers on the ranks of dev_mask; the
+ * gaps must keep their poison. */
+static void vector_case(int rank, int root, unsigned dev_mask)
+{
+    enum { BLOCKS = 64, LEN = 4, STRIDE = 8, N = BLOCKS * STRIDE };
+    MPI_Datatype vec;
+    MPI_Type_vector(BLOCKS, LEN, STRIDE, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int *b = buf_for(rank, dev_mask, N * sizeof(int)), *in = buf_for(rank, dev_mask, N * sizeof(int));
+    for (int i = 0; i < N; i++) {
+        b[i] = rank == root ? i * 3 + root : -7;
+        in[i] = i % STRIDE < LEN ? value(rank, (size_t)i) : -9;
+    }
+    int rc = MPI_Bcast(b, 1, vec, root, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "rank %d: Bcast of a vector (device %#x): error %d", rank, dev_mask, rc);
+    for (int i = 0; rc == MPI_SUCCESS && i < N; i++) {
+        int want = i % STRIDE < LEN || rank == root ? i * 3 + root : -7;
+        if (b[i] != want) {
+            CHECK(0, "rank %d: Bcast of a vector (device %#x): int %d is %d, want %d", rank, dev_mask, i, b[i],
+                  want);
+            break;
+        }
+    }
+    for (int i = 0; i < N; i++)
+        b[i] = -7;
+    rc = MPI_Allreduce(in, b, 1, vec, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "rank %d: Allreduce of a vector (device %#x): error %d", rank, dev_mask, rc);
+    for (int i = 0; rc == MPI_SUCCESS && i < N; i++) {
+        int want = -7;
+        if (i % STRIDE < LEN)
+            for (int r = 0; r < NRANKS; r++)
+                want = (r ? want : 0) + value(r, (size_t)i);
+        if (b[i] != want) {
+            CHECK(0, "rank %d: Allreduce of a vector (device %#x): int %d is %d, want %d", rank, dev_mask, i,
+                  b[i], want);
+            break;
+        }
+    }
+    buf_free(b, rank, dev_mask);
+    buf_free(in, rank, dev_mask);
+    MPI_Type_free(&vec);
+}
+
 static int rank_main(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -211,6 +257,8 @@ static int rank_main(int argc, char **argv)
     bcast_case(rank, 65536, 3, all);
     bcast_case(rank, 65536, 3, even); /* a host root */
     bcast_case(rank, 65536, 0, rank0);
+    vector_case(rank, 0, rank0);
+    vector_case(rank, 1, even);
     MPI_Op_free(&usum);
     MPI_Finalize();
     return unit_failures ? 1 : 0;
