@@ -17,6 +17,7 @@
  * Each function returns what the MPI_BYTE call returned: its error handler
  * has already run. */
 #include "coll/coll_nc.h"
+#include "gpu/gpu_dt.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -52,6 +53,44 @@ static bool nc_layout(const coll_nc_side_t *s, int n, int *bcounts, int *boffs, 
     return true;
 }
 
+/* The bytes that count elements of dt at buf span: *lo from buf, *len. */
+static void span_of(int count, MPI_Datatype dt, ptrdiff_t *lo, size_t *len)
+{
+    const dt_type_t *d = dt_derived(dt);
+    ptrdiff_t step = (ptrdiff_t)(count - 1) * dt_extent(dt);
+    ptrdiff_t a = d->true_lb < d->true_lb + step ? d->true_lb : d->true_lb + step;
+    ptrdiff_t b = d->true_ub > d->true_ub + step ? d->true_ub : d->true_ub + step;
+    *lo = a;
+    *len = (size_t)(b - a);
+}
+
+/* Without the library's kernels (a build without nvcc) a device buffer's
+ * whole span goes through host memory: copied out, packed or unpacked
+ * there, and (unpack) copied back, gaps included (they hold what they
+ * held).  Correct, slow. */
+static void span_pack(const void *buf, int count, MPI_Datatype dt, char *packed)
+{
+    ptrdiff_t lo;
+    size_t len;
+    span_of(count, dt, &lo, &len);
+    char *h = coll_host_scratch(len);
+    coll_dev_copy(h, (const char *)buf + lo, len);
+    dt_pack(h - lo, count, dt, packed);
+    coll_host_scratch_free(h);
+}
+
+static void span_unpack(const char *packed, size_t bytes, void *buf, int count, MPI_Datatype dt)
+{
+    ptrdiff_t lo;
+    size_t len;
+    span_of(count, dt, &lo, &len);
+    char *h = coll_host_scratch(len);
+    coll_dev_copy(h, (char *)buf + lo, len);
+    dt_unpack(packed, bytes, h - lo, count, dt);
+    coll_dev_copy((char *)buf + lo, h, len);
+    coll_host_scratch_free(h);
+}
+
 /* Device memory is packed by the GPU into device scratch (one kernel or
  * strided copy for the whole block, gpu_dt.c) and that copied to host. */
 void coll_nc_pack_buf(const void *buf, int count, MPI_Datatype dt, char *packed)
@@ -59,6 +98,10 @@ void coll_nc_pack_buf(const void *buf, int count, MPI_Datatype dt, char *packed)
     size_t bytes = (size_t)count * dt_size(dt);
     if (!bytes || !p2p_is_device(buf, 1)) {
         dt_pack(buf, count, dt, packed);
+        return;
+    }
+    if (!gpu_dt_available()) {
+        span_pack(buf, count, dt, packed);
         return;
     }
     void *d = coll_dev_scratch(bytes);
@@ -71,6 +114,10 @@ void coll_nc_unpack_buf(const char *packed, size_t bytes, void *buf, int count, 
 {
     if (!bytes || !p2p_is_device(buf, 1)) {
         dt_unpack(packed, bytes, buf, count, dt);
+        return;
+    }
+    if (!gpu_dt_available()) {
+        span_unpack(packed, bytes, buf, count, dt);
         return;
     }
     void *d = coll_dev_scratch(bytes);

@@ -6,7 +6,8 @@
  * buffers; then the same operands go through device buffers in several
  * placements -- device to device, in place, pageable host in and device
  * out, device in and host out, managed memory, stream-ordered pool memory
- * (cudaMallocAsync) -- and each result must equal the reference (integers
+ * (cudaMallocAsync), device buffers on even ranks and host ones on odd
+ * ranks -- and each result must equal the reference (integers
  * bit for bit, floating-point values by value: operands are small integers,
  * so every sum and product is exact), with the same error class where the
  * host refuses the pair.  A commutative user op (wrapping sum of ints) and a
@@ -15,7 +16,8 @@
  * 37 elements, and MPI_INT sums of exactly 64 KiB and of 64 KiB + 4 bytes
  * (either side of AMPI-UCX's default limit for reductions on host copies,
  * AMPI_GPU_COLL_HOST_MAX), with MPI_SUM and the user op, and MPI_LONG_DOUBLE
- * just above 64 KiB.  Bcast of 1 B to 8 KiB + 1 from the last rank.
+ * just above 64 KiB.  Bcast of 1 B to 64 KiB from the last rank (device,
+ * managed, and device on even ranks with host on odd ones).
  * With AMPI_GPU_COLL_HOST_MAX=0 every device reduction takes the device
  * path (NCCL or kernels; ops without a device kernel on host copies), which
  * must give the same results.  The placements mix memory kinds across the
@@ -103,9 +105,10 @@ static const char *const pre_names[] = {"MAX", "MIN",  "SUM", "PROD", "LAND",   
 enum { NPRE = sizeof pre_ops / sizeof pre_ops[0] };
 
 /* The placements of the device runs: where the input and the output are. */
-enum place { DEV_DEV, DEV_INPLACE, HOST_DEV, DEV_HOST, MANAGED, POOL_DEV, NPLACES };
+enum place { DEV_DEV, DEV_INPLACE, HOST_DEV, DEV_HOST, MANAGED, POOL_DEV, MIXED, NPLACES };
 static const char *const place_names[] = {"device->device", "device in place", "host->device", "device->host",
-                                          "managed->managed", "pool->device"};
+                                          "managed->managed", "pool->device",
+                                          "device on even ranks, host on odd ones"};
 
 typedef struct {
     int rank, size, errs;
@@ -249,6 +252,10 @@ static int device_run(ctx_t *c, const type_t *t, MPI_Op op, const char *opname, 
     case HOST_DEV: in = c->hin; out = c->dout; break;
     case DEV_HOST: in = c->din; out = c->hout; break;
     case MANAGED: in = c->min; out = c->mout; break;
+    case MIXED:
+        in = c->rank % 2 ? (void *)c->hin : c->din;
+        out = c->rank % 2 ? (void *)c->hout : c->dout;
+        break;
     default: in = c->pin; out = c->dout; break;
     }
     bool am_root = root < 0 || root == c->rank;
@@ -257,7 +264,7 @@ static int device_run(ctx_t *c, const type_t *t, MPI_Op op, const char *opname, 
     void *src = in == MPI_IN_PLACE ? out : in;
     to_dev(src, c->data, bytes);
     if (out != src) {
-        if (p == DEV_HOST)
+        if (p == DEV_HOST || (p == MIXED && c->rank % 2))
             memset(out, GT_POISON, bytes);
         else
             poison_dev(out, bytes);
@@ -326,16 +333,19 @@ static void check_compose_ref(ctx_t *c, size_t n)
 
 static void bcasts(ctx_t *c)
 {
-    const size_t sizes[] = {1, 8, 100, 8192, 8193};
+    static const char *const kinds[] = {"device", "managed", "device on even ranks, host on odd ones"};
+    const size_t sizes[] = {1, 8, 100, 8192, 8193, 65536};
     int root = c->size - 1;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t n = sizes[k];
-        for (int p = 0; p < 2; p++) { /* device, then managed */
-            void *buf = p ? c->mout : c->dout;
+        for (int p = 0; p < 3; p++) { /* device, managed, mixed */
+            void *buf = p == 1 ? c->mout : p == 2 && c->rank % 2 ? (void *)c->hout : c->dout;
             uint64_t seed = gt_seed(7, (uint64_t)root, n, (uint64_t)p);
             if (c->rank == root) {
                 gt_pattern(c->data, n, seed);
                 to_dev(buf, c->data, n);
+            } else if (buf == c->hout) {
+                memset(buf, GT_POISON, n);
             } else {
                 poison_dev(buf, n);
             }
@@ -344,8 +354,8 @@ static void bcasts(ctx_t *c)
             int g = 0, w = 0;
             long off = gt_pattern_diff(c->got, n, seed, &g, &w);
             if (off >= 0)
-                c->errs += gt_fail(c->rank, "Bcast %zu B (%s): byte %ld is %d, expected %d", n,
-                                   p ? "managed" : "device", off, g, w);
+                c->errs += gt_fail(c->rank, "Bcast %zu B (%s): byte %ld is %d, expected %d", n, kinds[p], off, g,
+                                   w);
         }
     }
 }
