@@ -220,10 +220,15 @@ if has gpu_coll; then
 fi
 
 # Small device reductions take host copies by default (gpu_smallred);
-# AMPI_GPU_COLL_HOST_MAX=0 sends the same calls down the device path.
+# AMPI_GPU_COLL_HOST_MAX=0 sends the same calls down the device path: the
+# kernels at 2x8, NCCL at 2x2 (one rank per process, two GPUs), with
+# memory kinds mixed across the ranks of a call.
 if has gpu_smallred; then
-    run_case "gpu/gpu_smallred-nostage np=2 vp=8" gpu_smallred "$logdir/gpu_smallred.nostage.log" \
-        env AMPI_GPU_COLL_HOST_MAX=0 "$launcher" --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_smallred"
+    for cell in 2x2 2x8; do
+        p=${cell%x*} v=${cell#*x}
+        run_case "gpu/gpu_smallred-nostage np=$p vp=$v" gpu_smallred "$logdir/gpu_smallred.nostage.np$p.vp$v.log" \
+            env AMPI_GPU_COLL_HOST_MAX=0 "$launcher" --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/gpu_smallred"
+    done
 fi
 
 # The IPC route with the sender copying at every size (the default pulls
