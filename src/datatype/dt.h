@@ -4,15 +4,19 @@
  * constant table, so their size is one load.  Derived types (handles from
  * DT_FIRST_DERIVED up) are flattened when they are built: a list of
  * contiguous (offset, length) blocks in type-map order, adjacent blocks
- * merged, plus the bounds MPI defines (lb/ub, true lb/ub).  Handles are
+ * merged, plus the bounds MPI defines (lb/ub, true lb/ub); but for types
+ * of more than DT_FLAT_MAX blocks.  Handles are
  * process-wide: ranks of one process share the table, and each rank only
  * uses the handles it created.
  *
  * API for the communication layers (every function takes a type that passed
  * dt_valid()):
- *   dt_valid(t)            predefined, or derived and committed: usable in
- *                          communication (an uncommitted type -> MPI_ERR_TYPE)
- *   dt_committed(t)        the same test, under the name MPI uses
+ *   dt_valid(t)            predefined, or derived, committed and flattened:
+ *                          usable in communication (an uncommitted type ->
+ *                          MPI_ERR_TYPE; one too large to flatten too)
+ *   dt_committed(t)        predefined, or derived and committed: enough for
+ *                          the functions that only count (MPI_Get_elements,
+ *                          MPI_Pack_size)
  *   dt_size(t)             bytes of data in one element (gaps excluded)
  *   dt_extent(t)           distance between consecutive elements of a buffer
  *   dt_is_contig(t)        any count of t is one block of count*size bytes
@@ -43,6 +47,13 @@ typedef struct dt_info {
 
 extern const dt_info_t dt_predefined[AMPI_DATATYPE_PREDEFINED_LAST + 1];
 
+/* The most blocks (or runs) a derived type is flattened into: 16 bytes
+ * each, 256 MiB.  A type beyond it (a vector of 2^30 blocks) keeps its
+ * size, bounds and element count, so the type functions answer, but no
+ * list: communication refuses it (MPI_ERR_TYPE), as it refuses an
+ * uncommitted type. */
+#define DT_FLAT_MAX ((size_t)1 << 24)
+
 /* First derived handle; the gap after the predefined range leaves room for
  * more predefined types without changing derived handles' meaning. */
 #define DT_FIRST_DERIVED 64
@@ -66,6 +77,7 @@ typedef struct dt_type {
     bool lb_marked, ub_marked;  /* bounds set explicitly (resized, MPI_LB/UB): they stick in outer types */
     bool committed;
     bool contig; /* see dt_is_contig() */
+    bool unflat; /* more blocks or runs than DT_FLAT_MAX: bounds, size and counts only (dt_valid) */
     size_t nblocks, nruns, nbasic;
     size_t align; /* largest alignment of the basic types in it */
     dt_block_t *blocks;
@@ -104,7 +116,7 @@ static inline bool dt_is_plain(MPI_Datatype t)
     return dt_is_predefined(t) && !((DT_PADDED_PAIRS >> t) & 1);
 }
 
-static inline bool dt_valid(MPI_Datatype t)
+static inline bool dt_committed(MPI_Datatype t)
 {
     if (dt_is_predefined(t))
         return true;
@@ -112,7 +124,13 @@ static inline bool dt_valid(MPI_Datatype t)
     return d && d->committed;
 }
 
-static inline bool dt_committed(MPI_Datatype t) { return dt_valid(t); }
+static inline bool dt_valid(MPI_Datatype t)
+{
+    if (dt_is_predefined(t))
+        return true;
+    const dt_type_t *d = dt_derived(t);
+    return d && d->committed && !d->unflat;
+}
 
 /* The accessors below: caller has checked dt_valid() (or, in the type
  * query functions, that the handle exists). */
@@ -147,6 +165,10 @@ void dt_pack(const void *buf, int count, MPI_Datatype t, void *out);
  * of the type map and leaves the rest of buf untouched. */
 void dt_unpack(const void *in, size_t in_bytes, void *buf, int count, MPI_Datatype t);
 long long dt_elements(MPI_Datatype t, long long bytes);
+/* The inverse: packed bytes of the first `elements` basic elements of a
+ * buffer of t (MPI_Status_set_elements), or -1 when a type too large to
+ * flatten would have to be walked. */
+long long dt_elements_bytes(MPI_Datatype t, long long elements);
 
 /* The type's blocks and runs: derived types, or a view of a predefined one
  * (one block, or two for a padded pair); NULL when t names no type. */

@@ -1,7 +1,8 @@
 /* Flattening: a type constructor's entries -> one list of contiguous blocks
  * (type-map order, adjacent blocks merged), a list of basic-element runs,
  * and the bounds.  Built once per constructor call, so packing never walks
- * a tree. */
+ * a tree.  A type whose lists would pass DT_FLAT_MAX entries gets none
+ * (unflat, dt.h): its true bounds then come from the entries' own. */
 #include "datatype/dt_internal.h"
 
 #include <stdint.h>
@@ -56,9 +57,43 @@ static bool add_run(builder_t *b, MPI_Datatype basic, size_t n)
     return true;
 }
 
+/* The lists go: the type is too large to flatten. */
+static void unflatten(builder_t *b)
+{
+    dt_type_t *d = b->d;
+    free(d->blocks);
+    free(d->runs);
+    d->blocks = NULL;
+    d->runs = NULL;
+    d->nblocks = d->nruns = 0;
+    b->block_cap = b->run_cap = 0;
+    d->unflat = true;
+}
+
+/* Whether `count` copies of v may add their blocks and runs within
+ * DT_FLAT_MAX (an overestimate: merging only shortens them). */
+static bool entry_fits(const builder_t *b, const dt_entry_t *e)
+{
+    const dt_type_t *v = e->type;
+    if (v->unflat)
+        return false;
+    ptrdiff_t ext = v->ub - v->lb;
+    size_t blocks = v->nblocks == 1 && ext > 0 && v->blocks[0].len == (size_t)ext ? 1 : 0;
+    size_t runs = v->nruns == 1 ? 1 : 0;
+    if ((!blocks && __builtin_mul_overflow(e->count, v->nblocks, &blocks)) ||
+        (!runs && __builtin_mul_overflow(e->count, v->nruns, &runs)))
+        return false;
+    return blocks <= DT_FLAT_MAX - b->d->nblocks && runs <= DT_FLAT_MAX - b->d->nruns;
+}
+
 /* Blocks and runs of `count` copies of v starting at disp. */
 static bool add_entry(builder_t *b, const dt_entry_t *e)
 {
+    if (b->d->unflat || !entry_fits(b, e)) {
+        if (!b->d->unflat)
+            unflatten(b);
+        return true;
+    }
     const dt_type_t *v = e->type;
     ptrdiff_t ext = v->ub - v->lb;
     /* A dense inner type (one block filling its extent) repeats as one block. */
@@ -80,9 +115,20 @@ static bool add_entry(builder_t *b, const dt_entry_t *e)
     return true;
 }
 
+void dt_unflatten(dt_type_t *d)
+{
+    builder_t b = { d, 0, 0 };
+    unflatten(&b);
+    d->contig = false;
+}
+
 /* Bounds and the contiguity flag once the blocks are known. */
 static void finish_bounds(dt_type_t *d)
 {
+    if (d->unflat) { /* true bounds from the entries (dt_build) */
+        d->contig = false;
+        return;
+    }
     if (d->nblocks) {
         d->true_lb = d->blocks[0].off;
         d->true_ub = d->blocks[0].off + (ptrdiff_t)d->blocks[0].len;
@@ -105,7 +151,8 @@ int dt_build(const dt_entry_t *e, size_t n, dt_type_t **out)
     /* MPI bounds: the least lb / greatest ub over the entries, but where
      * some entries carry an explicit (marked) bound only those count. */
     bool any = false;
-    ptrdiff_t lb = 0, ub = 0, mlb = 0, mub = 0;
+    ptrdiff_t lb = 0, ub = 0, mlb = 0, mub = 0, tlb = 0, tub = 0;
+    bool tany = false;
     for (size_t i = 0; i < n; i++) {
         const dt_type_t *v = e[i].type;
         if (e[i].count == 0 || (v->size == 0 && !v->lb_marked && !v->ub_marked))
@@ -125,6 +172,13 @@ int dt_build(const dt_entry_t *e, size_t n, dt_type_t **out)
         ptrdiff_t span = (ptrdiff_t)(e[i].count - 1) * (v->ub - v->lb);
         ptrdiff_t lo = e[i].disp + v->lb + (span < 0 ? span : 0);
         ptrdiff_t hi = e[i].disp + v->ub + (span > 0 ? span : 0);
+        if (v->size > 0) { /* the data's bounds: the copies' true bounds shifted the same way */
+            ptrdiff_t tlo = e[i].disp + v->true_lb + (span < 0 ? span : 0);
+            ptrdiff_t thi = e[i].disp + v->true_ub + (span > 0 ? span : 0);
+            tlb = !tany || tlo < tlb ? tlo : tlb;
+            tub = !tany || thi > tub ? thi : tub;
+            tany = true;
+        }
         lb = !any || lo < lb ? lo : lb;
         ub = !any || hi > ub ? hi : ub;
         any = true;
@@ -146,6 +200,10 @@ int dt_build(const dt_entry_t *e, size_t n, dt_type_t **out)
     ptrdiff_t a = (ptrdiff_t)d->align, rem = a > 1 ? ((d->ub - d->lb) % a + a) % a : 0;
     if (!d->ub_marked && rem)
         d->ub += a - rem;
+    if (d->unflat) {
+        d->true_lb = tlb;
+        d->true_ub = tub;
+    }
     finish_bounds(d);
     *out = d;
     return MPI_SUCCESS;

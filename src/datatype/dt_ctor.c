@@ -50,10 +50,37 @@ static int build_list(int count, const int *bls, int bl, const int *idisp, const
     return err;
 }
 
+/* A strided list too long to write out (more entries than DT_FLAT_MAX):
+ * its bounds are those of its first and last entries (an arithmetic
+ * progression has its extremes at its ends), its size and counts count
+ * times an entry's; it stays unflattened (dt.h). */
+static int build_strided_long(int count, int bl, ptrdiff_t stride, const dt_type_t *v, dt_type_t **out)
+{
+    dt_entry_t e[2] = { { 0, (size_t)bl, v }, { (ptrdiff_t)(count - 1) * stride, (size_t)bl, v } };
+    int err = dt_build(e, 2, out);
+    if (err)
+        return err;
+    dt_type_t *d = *out;
+    size_t per = (size_t)bl * v->size, basics = (size_t)bl * v->nbasic; /* dt_build checked these */
+    if (__builtin_mul_overflow(per, (size_t)count, &d->size) || d->size > PTRDIFF_MAX ||
+        __builtin_mul_overflow(basics, (size_t)count, &d->nbasic)) {
+        dt_destroy(d);
+        return MPI_ERR_COUNT;
+    }
+    dt_unflatten(d);
+    return MPI_SUCCESS;
+}
+
 static int build_strided(int count, int bl, ptrdiff_t stride, const dt_type_t *v, dt_type_t **out)
 {
     if (bl < 0)
         return MPI_ERR_ARG;
+    if ((size_t)count > DT_FLAT_MAX) {
+        if (stride != (ptrdiff_t)bl * (v->ub - v->lb))
+            return build_strided_long(count, bl, stride, v, out);
+        dt_entry_t dense = { 0, (size_t)count * (size_t)bl, v }; /* no gaps: count * bl copies in a row */
+        return dt_build(&dense, 1, out);
+    }
     dt_entry_t *e = malloc((count ? (size_t)count : 1) * sizeof *e);
     if (!e)
         return MPI_ERR_NO_MEM;

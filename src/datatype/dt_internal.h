@@ -27,6 +27,9 @@ typedef struct dt_entry {
 
 /* New uncommitted object (refs 1, no contents) or an MPI error class. */
 int dt_build(const dt_entry_t *e, size_t n, dt_type_t **out);
+/* Drops the lists of a built type, keeping its size, bounds and counts
+ * (a type too large to flatten, dt.h). */
+void dt_unflatten(dt_type_t *d);
 /* Copy of old with its bounds replaced (sticky, like MPI_LB/MPI_UB). */
 int dt_build_resized(const dt_type_t *old, ptrdiff_t lb, ptrdiff_t extent, dt_type_t **out);
 

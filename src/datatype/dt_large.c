@@ -248,7 +248,7 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
 {
     RANK_HOST_GUARD;
     (void)comm;
-    if (!dt_valid(datatype))
+    if (!dt_committed(datatype))
         return core_error(NULL, MPI_ERR_TYPE, "MPI_Pack_size_c");
     if (incount < 0 || !size)
         return core_error(NULL, incount < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Pack_size_c");

@@ -60,6 +60,26 @@ static long long elements_in(MPI_Datatype b, long long bytes)
     return -1;
 }
 
+long long dt_elements_bytes(MPI_Datatype t, long long elements)
+{
+    const dt_type_t *d = dt_view(t);
+    if (elements <= 0 || d->nbasic == 0)
+        return 0;
+    long long per = (long long)d->nbasic, bytes = elements / per * (long long)dt_size(t), rem = elements % per;
+    /* a partial element: its first basic elements, along the type map */
+    for (size_t i = 0; i < d->nruns && rem > 0; i++) {
+        MPI_Datatype b = d->runs[i].basic;
+        const dt_info_t *p = &dt_predefined[b];
+        long long bper = (long long)dt_view(b)->nbasic, run = (long long)d->runs[i].n * bper;
+        long long take = rem < run ? rem : run;
+        bytes += take / bper * (long long)p->size;
+        if (take % bper) /* the value of a pair without its index */
+            bytes += (long long)p->first;
+        rem -= take;
+    }
+    return rem ? -1 : bytes;
+}
+
 long long dt_elements(MPI_Datatype t, long long bytes)
 {
     long long size = (long long)dt_size(t);
@@ -92,7 +112,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size)
 {
     RANK_HOST_GUARD; /* library mode: one MPI call at a time */
     (void)comm;
-    if (!dt_valid(dt))
+    if (!dt_committed(dt))
         return core_error(NULL, MPI_ERR_TYPE, "MPI_Pack_size");
     if (incount < 0 || !size)
         return core_error(NULL, incount < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Pack_size");

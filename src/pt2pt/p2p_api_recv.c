@@ -126,7 +126,7 @@ static int count_of(const MPI_Status *status, MPI_Datatype dt, int *count, const
 {
     if (!status || !count)
         return core_error(NULL, MPI_ERR_ARG, func);
-    if (!dt_valid(dt))
+    if (!dt_committed(dt))
         return core_error(NULL, MPI_ERR_TYPE, func);
     long long n = whole_elements(status, dt);
     *count = n > 0x7fffffffLL ? MPI_UNDEFINED : (int)n; /* too many for an int: MPI 3.1 4.1.11 */
@@ -144,7 +144,7 @@ static int elements_of(const MPI_Status *status, MPI_Datatype dt, long long *n, 
 {
     if (!status)
         return core_error(NULL, MPI_ERR_ARG, func);
-    if (!dt_valid(dt))
+    if (!dt_committed(dt))
         return core_error(NULL, MPI_ERR_TYPE, func);
     /* one basic element per element: whole elements only, so a count past
      * 2^31 stays exact (MPI_Get_elements_x) */
@@ -179,11 +179,16 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *co
 
 static int set_elements(MPI_Status *status, MPI_Datatype dt, MPI_Count count, const char *func)
 {
-    if (!dt_valid(dt))
+    if (!dt_committed(dt))
         return core_error(NULL, MPI_ERR_TYPE, func);
     if (!status || count < 0)
         return core_error(NULL, MPI_ERR_ARG, func);
-    status->ampi_count = (long long)count * (long long)dt_size(dt);
+    /* count basic elements: MPI_Get_elements gives it back, MPI_Get_count
+     * the whole elements of dt it makes */
+    long long bytes = dt_elements_bytes(dt, count);
+    if (bytes < 0)
+        return core_error_msg(NULL, MPI_ERR_TYPE, func, "a partial element of a type too large to flatten");
+    status->ampi_count = bytes;
     return MPI_SUCCESS;
 }
 

@@ -4,7 +4,11 @@
  * MPI_Op_create_c) and the datatype constructors; counts past INT_MAX where
  * no memory is needed: type sizes of MPI_Type_contiguous_c and
  * MPI_Type_create_hindexed_c, a message of 2^31 + 5 elements of an empty
- * type, and MPI_Reduce_local_c calling the op on pieces of at most INT_MAX. */
+ * type, and MPI_Reduce_local_c calling the op on pieces of at most INT_MAX;
+ * a vector of 2^30 blocks (too many to list block by block): its size,
+ * extents, true extents and element count, also resized, while sending it
+ * is refused with MPI_ERR_TYPE; MPI_Status_set_elements counting basic
+ * elements of a derived type, not whole ones. */
 #include "mpitest.h"
 
 #include <limits.h>
@@ -175,6 +179,65 @@ static int test_types(int rank)
     return errs;
 }
 
+/* MPICH's datatype/large_count type: INT_MAX/2 blocks of 4 ints, stride 3. */
+static int test_huge_vector(int rank)
+{
+    int errs = 0;
+    MPI_Datatype four, vec, rsz;
+    MPI_Type_contiguous(4, MPI_INT, &four);
+    MPI_Type_commit(&four);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Type_vector(INT_MAX / 2, 1, 3, four, &vec);
+    if (rc != MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Type_free(&four);
+        return mt_fail(rank, "Type_vector of INT_MAX/2 blocks: error %d", rc);
+    }
+    MPI_Type_commit(&vec);
+    MPI_Type_create_resized(vec, INT_MAX, -1024, &rsz);
+    MPI_Type_commit(&rsz);
+    const MPI_Count n = INT_MAX / 2, size = 16 * n, extent = 48 * (n - 1) + 16;
+    MPI_Count sz = -1, lb = -1, ext = -1, tlb = -1, text = -1;
+    int isz = 0;
+    MPI_Type_size_x(vec, &sz);
+    MPI_Type_size(vec, &isz);
+    MPI_Type_get_extent_x(vec, &lb, &ext);
+    MPI_Type_get_true_extent_x(vec, &tlb, &text);
+    if (sz != size || isz != MPI_UNDEFINED || lb != 0 || ext != extent || tlb != 0 || text != extent)
+        errs += mt_fail(rank, "vector of 2^30 blocks: size %lld (int %d) extent %lld %lld true %lld %lld", sz, isz, lb,
+                        ext, tlb, text);
+    MPI_Type_get_extent_x(rsz, &lb, &ext);
+    MPI_Type_get_true_extent_x(rsz, &tlb, &text);
+    if (lb != INT_MAX || ext != -1024 || tlb != 0 || text != extent)
+        errs += mt_fail(rank, "resized vector: extent %lld %lld true %lld %lld", lb, ext, tlb, text);
+    MPI_Status st;
+    MPI_Count elems = -1;
+    int count = -1;
+    MPI_Status_set_elements_x(&st, vec, 4 * n);
+    MPI_Get_elements_x(&st, vec, &elems);
+    MPI_Get_count(&st, vec, &count);
+    if (elems != 4 * n || count != 1)
+        errs += mt_fail(rank, "vector of 2^30 blocks: %lld elements, count %d (expected %lld, 1)", elems, count,
+                        4 * n);
+    int small = -1;
+    MPI_Status_set_elements(&st, four, 6); /* six ints: one element of four and half of the next */
+    MPI_Get_elements(&st, four, &small);
+    MPI_Get_count(&st, four, &count);
+    if (small != 6 || count != MPI_UNDEFINED)
+        errs += mt_fail(rank, "Status_set_elements(6) of 4 ints: %d elements, count %d (expected 6, undefined)",
+                        small, count);
+    int cls = MPI_SUCCESS, e = MPI_Send(NULL, 1, vec, rank, 0, MPI_COMM_WORLD);
+    if (e)
+        MPI_Error_class(e, &cls);
+    if (cls != MPI_ERR_TYPE)
+        errs += mt_fail(rank, "sending the vector of 2^30 blocks: class %d, expected MPI_ERR_TYPE", cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&rsz);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&four);
+    return errs;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -182,6 +245,7 @@ int main(int argc, char **argv)
     errs += test_p2p(rank, size);
     errs += test_coll(rank, size);
     errs += test_types(rank);
+    errs += test_huge_vector(rank);
     mt_finish(errs, "large_count OK");
     MPI_Finalize();
     return 0;
