@@ -84,6 +84,20 @@ int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c);
  * or ahead of them -- a collective placing its own block while its
  * messages travel. */
 int gpu_copy_start_side(void *dst, const void *src, size_t n, gpu_copy_t *c);
+/* A copy on the PE's main stream that records no event of its own (an
+ * event per copy costs a driver call): for a batch of copies that complete
+ * together, behind one gpu_copy_fence.  0 or the driver's error code. */
+int gpu_copy_enqueue(void *dst, const void *src, size_t n);
+/* The calling PE's main stream (a CUstream; NULL without a GPU), made on
+ * first use: what gpu_copy_enqueue and gpu_copy_start use.  0 or the
+ * driver's error code. */
+int gpu_copy_stream(void **stream);
+/* Record c's completion behind everything enqueued so far on `stream` (one
+ * that gpu_copy_stream named; its copies finish in order), or on the
+ * calling PE's main stream when stream is NULL; poll gpu_copy_done.  Any
+ * thread may fence another's stream: a program in library mode calls MPI
+ * from several OS threads.  0 or the driver's error code. */
+int gpu_copy_fence(void *stream, gpu_copy_t *c);
 /* Page-locked host memory for staging (NULL when unavailable); free
  * returns false if p was not allocated here. */
 void *gpu_host_pinned_alloc(size_t n);

@@ -81,7 +81,7 @@ static void put_event(CUevent e)
 }
 
 /* Runs issue(stream, arg) on the PE's stream of `lane`, with our context
- * current, and records c's completion event behind it. */
+ * current, and records c's completion event behind it (c NULL: no event). */
 static int issue_on(int lane, CUresult (*issue)(CUstream, void *), void *arg, gpu_copy_t *c)
 {
     CUcontext previous;
@@ -91,11 +91,11 @@ static int issue_on(int lane, CUresult (*issue)(CUstream, void *), void *arg, gp
     CUstream stream;
     CUevent event = NULL;
     CUresult cr = get_stream(lane, &stream);
-    if (cr == GPU_CU_SUCCESS)
+    if (cr == GPU_CU_SUCCESS && issue)
         cr = issue(stream, arg);
-    if (cr == GPU_CU_SUCCESS)
+    if (cr == GPU_CU_SUCCESS && c)
         cr = get_event(&event);
-    if (cr == GPU_CU_SUCCESS)
+    if (cr == GPU_CU_SUCCESS && c)
         cr = gpu_drv.EventRecord(event, stream);
     gpu_ctx_leave(previous);
     if (cr != GPU_CU_SUCCESS) {
@@ -103,7 +103,8 @@ static int issue_on(int lane, CUresult (*issue)(CUstream, void *), void *arg, gp
             put_event(event);
         return (int)cr;
     }
-    c->event = event;
+    if (c)
+        c->event = event;
     return 0;
 }
 
@@ -146,6 +147,59 @@ int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c)
 int gpu_copy_start_side(void *dst, const void *src, size_t n, gpu_copy_t *c)
 {
     return copy_start(1, dst, src, n, c);
+}
+
+int gpu_copy_enqueue(void *dst, const void *src, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (!gpu_state.on) {
+        memcpy(dst, src, n);
+        return 0;
+    }
+    memcpy_args_t a = { dst, src, n };
+    return issue_on(0, issue_memcpy, &a, NULL);
+}
+
+int gpu_copy_stream(void **stream)
+{
+    *stream = NULL;
+    if (!gpu_state.on)
+        return 0;
+    CUcontext previous;
+    int r = gpu_ctx_enter(&previous);
+    if (r)
+        return r;
+    CUstream s = NULL;
+    CUresult cr = get_stream(0, &s);
+    gpu_ctx_leave(previous);
+    *stream = s;
+    return (int)cr;
+}
+
+int gpu_copy_fence(void *stream, gpu_copy_t *c)
+{
+    c->event = NULL;
+    if (!gpu_state.on)
+        return 0;
+    if (!stream)
+        return issue_on(0, NULL, NULL, c);
+    CUcontext previous;
+    int r = gpu_ctx_enter(&previous);
+    if (r)
+        return r;
+    CUevent event = NULL;
+    CUresult cr = get_event(&event);
+    if (cr == GPU_CU_SUCCESS)
+        cr = gpu_drv.EventRecord(event, (CUstream)stream);
+    gpu_ctx_leave(previous);
+    if (cr != GPU_CU_SUCCESS) {
+        if (event)
+            put_event(event);
+        return (int)cr;
+    }
+    c->event = event;
+    return 0;
 }
 
 bool gpu_copy_done(gpu_copy_t *c)

@@ -164,6 +164,9 @@ typedef struct rma_win {
     int nexpose;
     struct rma_cma_batch **cma_batch; /* small CMA puts/gets not yet done, by target (rma_cma.c) */
     int cma_pending;      /* targets with a batch waiting */
+    uint8_t *dev_pending; /* device copies started to each target and not yet waited for (rma_dev.c) */
+    int ndev_pending;     /* targets with such copies */
+    void *dev_stream;     /* the stream they run on */
     MPI_Request *complete_reqs; /* Win_test: the pending COMPLETE receives */
     uint64_t *complete_counts;
     struct rma_win *next; /* in the process registry */

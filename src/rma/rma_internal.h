@@ -23,6 +23,18 @@ int rma_cma_defer(rma_win_t *w, int t, bool write, void *local, uint64_t remote,
 int rma_cma_drain(rma_win_t *w, int t); /* t < 0: every target */
 void rma_cma_free(rma_win_t *w);
 
+/* Puts and gets to device windows this process reaches (its ranks', or
+ * mapped by CUDA IPC) start device copies and return (rma_dev.c).
+ * rma_dev_copy: len bytes between local and the target's segments (NULL:
+ * one at target); q (Rput/Rget) completes once they ran.  rma_dev_drain
+ * waits for them (t < 0: every target): at each synchronization that
+ * completes operations to t, and before anything else touches t's memory
+ * (accumulates).  MPI_SUCCESS or an error class. */
+int rma_dev_copy(rma_win_t *w, int t, char *target, const rma_seg_t *segs, uint32_t nseg, void *local,
+                 size_t len, bool write, struct AMPI_Request_s *q);
+void rma_dev_drain(rma_win_t *w, int t);
+void rma_dev_free(rma_win_t *w); /* MPI_Win_free */
+
 /* Window memory shared with the other processes of the node (rma_shm.c). */
 bool rma_shm_wanted(rma_win_t *w);               /* members in other processes of this node? */
 int rma_shm_alloc(rma_win_t *w, size_t size);    /* our memory in a named object: 0, or -1 */

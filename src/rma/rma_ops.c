@@ -162,9 +162,11 @@ static int range_check(rma_win_t *w, const rma_args_t *a, size_t tbytes)
 /* Target memory this process can load and store (a rank of this process,
  * or another process's memory mapped here): apply at once.  tbase: the
  * target's base as mapped here (NULL on dynamic windows: the displacement is
- * the address); acc_lk: the lock its accumulates apply under. */
+ * the address); acc_lk: the lock its accumulates apply under.  Puts and gets
+ * of a device target whose origin needs no staging only start their copies
+ * (rma_dev.c); q (a request form) completes when they ran, or at return. */
 static int issue_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *tbase, pthread_mutex_t *acc_lk,
-                        bool dev)
+                        bool dev, p2p_req_t *q)
 {
     char *t = (char *)((uintptr_t)tbase + target_off(w, a));
     uint32_t nseg;
@@ -188,16 +190,28 @@ static int issue_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *
     int err = MPI_SUCCESS;
     switch (a->kind) {
     case RMA_PUT:
+        if (dev && !tmp) { /* the user's buffer: it stays until the synchronization */
+            err = rma_dev_copy(w, a->target, t, segs, nseg, (void *)src, tbytes, true, q);
+            q = NULL;
+            break;
+        }
         rma_apply_put(t, segs, nseg, src, tbytes, dev);
         break;
     case RMA_GET:
-        if (!segs && dt_is_contig(a->rdt) && (size_t)a->rcount * dt_size(a->rdt) == tbytes) {
+        if (dt_is_contig(a->rdt) && (size_t)a->rcount * dt_size(a->rdt) == tbytes) {
             char *dst = (char *)a->rbuf + dt_contig_offset(a->rdt); /* straight into the result */
-            if (dev || p2p_is_device(dst, tbytes))
-                p2p_copy_sync(dst, t, tbytes);
-            else
-                memcpy(dst, t, tbytes);
-            break;
+            if (dev) {
+                err = rma_dev_copy(w, a->target, t, segs, nseg, dst, tbytes, false, q);
+                q = NULL;
+                break;
+            }
+            if (!segs) {
+                if (p2p_is_device(dst, tbytes))
+                    p2p_copy_sync(dst, t, tbytes);
+                else
+                    memcpy(dst, t, tbytes);
+                break;
+            }
         }
         res = malloc(tbytes ? tbytes : 1);
         rma_apply_get(t, segs, nseg, res, tbytes, dev);
@@ -235,6 +249,8 @@ static int issue_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *
     free(res);
     free(tmp);
     free(segs);
+    if (q)
+        p2p_req_part_done(q);
     return err;
 }
 
@@ -400,19 +416,21 @@ static int issue(const char *fn, MPI_Win win, rma_args_t *a, MPI_Request *reques
     if (err == MPI_SUCCESS) {
         rma_member_t *m = &w->mem[a->target];
         rma_win_t *p = m->local ? rma_peer(w, a->target) : NULL;
+        if (a->kind != RMA_PUT && a->kind != RMA_GET)
+            rma_dev_drain(w, a->target); /* accumulates apply after the puts before them */
         if (m->local) {
             char *tbase = w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !p ? NULL : p->base;
-            err = p ? issue_direct(w, a, tbytes, tbase, p->acc_lk ? p->acc_lk : &p->lk, p->dev) : MPI_ERR_INTERN;
-            if (q)
-                p2p_req_part_done(q);
+            if (p) {
+                err = issue_direct(w, a, tbytes, tbase, p->acc_lk ? p->acc_lk : &p->lk, p->dev, q);
+            } else {
+                err = MPI_ERR_INTERN;
+                if (q)
+                    p2p_req_part_done(q);
+            }
         } else if (m->map) {
-            err = issue_direct(w, a, tbytes, m->map, m->acc_lk, false);
-            if (q)
-                p2p_req_part_done(q);
+            err = issue_direct(w, a, tbytes, m->map, m->acc_lk, false, q);
         } else if (m->ipc && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
-            err = issue_direct(w, a, tbytes, m->ipc, NULL, true);
-            if (q)
-                p2p_req_part_done(q);
+            err = issue_direct(w, a, tbytes, m->ipc, NULL, true, q);
         } else if (w->mem[a->target].cma && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
             err = issue_cma(w, a, tbytes, q != NULL);
             if (q)

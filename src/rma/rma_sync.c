@@ -8,7 +8,9 @@
  * it has applied that many; Win_complete sends each target its count and
  * Win_wait waits for it; an unlock or flush sends the count to the target,
  * which answers once it has applied as many.  Operations on targets in this
- * process are applied at issue and never counted. */
+ * process are applied at issue and never counted; device copies started at
+ * issue (rma_dev.c) are waited for here, as the cross-memory-attach batches
+ * are. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,7 @@ static uint64_t done_total(rma_win_t *w)
 /* Local completion of everything sent to t (answers of fetches included). */
 static void wait_local(rma_win_t *w, int t)
 {
+    rma_dev_drain(w, t);
     int err = rma_cma_drain(w, t);
     if (err != MPI_SUCCESS)
         rma_win_error(w, err, "MPI_Win_flush (a put or get by cross-memory attach)");
@@ -109,8 +112,10 @@ static void wait_acks(rma_win_t *w, int t)
 int rma_flush_target(rma_win_t *w, int t, bool local_only)
 {
     atomic_thread_fence(memory_order_seq_cst); /* stores into mapped memory (rma_shm.c) before what follows */
-    if (w->mem[t].local)
+    if (w->mem[t].local) {
+        rma_dev_drain(w, t); /* device copies into a rank's window of this process */
         return MPI_SUCCESS;
+    }
     wait_local(w, t);
     if (!local_only && w->sent_to[t] > w->acked[t]) {
         send_count(w, t, RMA_FLUSH, 0);
@@ -165,6 +170,7 @@ static void wait_grant(rma_win_t *w, int t)
 static void unlock_request(rma_win_t *w, int t, int type)
 {
     if (w->mem[t].local) {
+        rma_dev_drain(w, t); /* the next holder sees our device copies */
         rma_win_t *p = rma_peer(w, t);
         pthread_mutex_lock(&p->lk);
         rma_unlock_local(p, w->rank, type);

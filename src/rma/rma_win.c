@@ -514,6 +514,7 @@ int PMPI_Win_free(MPI_Win *win)
     int derr = rma_cma_drain(w, -1);
     if (derr != MPI_SUCCESS)
         return rma_win_error(w, derr, "MPI_Win_free");
+    rma_dev_free(w);
     while (w->nfetching || atomic_load(&w->sending))
         rma_wait_poll();
     /* nobody frees while a member may still target it */

@@ -10,7 +10,12 @@
  *     target's window, else by driver copies at the target,
  *   - accumulates (SUM) into rank 0's window, fetch_and_op on a counter,
  *   - compare_and_swap, fetch_and_op and get_accumulate whose origin,
- *     compare and result buffers are device memory.
+ *     compare and result buffers are device memory,
+ *   - 64 puts of sizes from 1 byte to 256 KiB from pageable, pinned and
+ *     device origins completed by one flush (and by unlock, and by fence),
+ *     the origins overwritten right after it; 64 gets likewise; a put then
+ *     a get of the same bytes after a flush, an accumulate after a flushed
+ *     put, and Rput/Rget requests completing before any flush.
  * Data is checked through cudaMemcpy on every rank.  Run by test/gpu/run.sh
  * (skipped with the reason where there is no GPU). */
 #include "gputest.h"
@@ -25,6 +30,206 @@ static int check(int rank, const int *got, int writer, const char *what)
         if (got[i] != val(writer, i))
             return gt_fail(rank, "%s: element %d is %d, expected %d", what, i, got[i], val(writer, i));
     return 0;
+}
+
+/* ---- many operations completed together ---------------------------------
+ * Puts and gets to device windows start copies and return; the flush,
+ * unlock or fence completes them all.  The pieces vary in size and origin
+ * kind, gaps between them stay untouched, and the origins are overwritten
+ * right after the synchronization: a copy still running then would carry
+ * the new bytes. */
+enum { PIECES = 64, BIG = 3 << 20 };
+
+static size_t piece_len(int k) { return k % 8 == 7 ? (size_t)64 << 10 << (k / 8 % 3) : 1 + (size_t)(k * 97) % 1500; }
+
+/* Offset of piece k; gaps of 0-2 bytes between pieces stay zero. */
+static size_t piece_off(int k)
+{
+    size_t off = 0;
+    for (int j = 0; j < k; j++)
+        off += piece_len(j) + (size_t)(j % 3);
+    return off;
+}
+
+static unsigned char pat(int writer, int round, size_t i)
+{
+    return (unsigned char)((i * 2654435761u >> 7) ^ (unsigned)(writer * 37 + round * 101 + 1));
+}
+
+typedef struct {
+    unsigned char *host, *pinned, *dev; /* BIG bytes each: the origin kinds, piece k in kind k % 3 */
+    unsigned char *stage;               /* BIG host bytes for checking */
+} kinds_t;
+
+static void *kind_buf(const kinds_t *b, int k) { return k % 3 == 0 ? b->host : k % 3 == 1 ? b->pinned : b->dev; }
+
+/* Every origin kind holds pat(rank, round, i) (or the byte `fill` when fill >= 0). */
+static void kinds_fill(kinds_t *b, int rank, int round, int fill)
+{
+    for (size_t i = 0; i < BIG; i++)
+        b->host[i] = fill >= 0 ? (unsigned char)fill : pat(rank, round, i);
+    memcpy(b->pinned, b->host, BIG);
+    GT_CUDA(cudaMemcpy(b->dev, b->host, BIG, cudaMemcpyHostToDevice));
+    gt_sync();
+}
+
+/* The BIG bytes at `got` (host) hold pat(writer, round) in every piece, 0 in the gaps. */
+static int check_pieces(int rank, const unsigned char *got, int writer, int round, const char *what)
+{
+    size_t end = piece_off(PIECES);
+    for (int k = 0; k < PIECES; k++) {
+        size_t off = piece_off(k), n = piece_len(k);
+        for (size_t j = 0; j < n; j++)
+            if (got[off + j] != pat(writer, round, off + j))
+                return gt_fail(rank, "%s: piece %d (%zu bytes, %s origin) byte %zu is %d, expected %d", what, k,
+                               n, k % 3 == 0 ? "pageable" : k % 3 == 1 ? "pinned" : "device", j, got[off + j],
+                               pat(writer, round, off + j));
+        for (size_t g = off + n; g < off + n + (size_t)(k % 3) && g < end; g++)
+            if (got[g] != 0)
+                return gt_fail(rank, "%s: gap byte %zu after piece %d is %d, expected 0", what, g, k, got[g]);
+    }
+    return 0;
+}
+
+/* The destination kinds of gets: piece k landed in kind k % 3 at its offset. */
+static int check_got(int rank, kinds_t *b, int writer, int round, const char *what)
+{
+    GT_CUDA(cudaMemcpy(b->stage, b->dev, BIG, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < PIECES; k++) {
+        size_t off = piece_off(k), n = piece_len(k);
+        const unsigned char *src = k % 3 == 0 ? b->host : k % 3 == 1 ? b->pinned : b->stage;
+        for (size_t j = 0; j < n; j++)
+            if (src[off + j] != pat(writer, round, off + j))
+                return gt_fail(rank, "%s: piece %d (%zu bytes, into %s memory) byte %zu is %d, expected %d", what,
+                               k, n, k % 3 == 0 ? "pageable" : k % 3 == 1 ? "pinned" : "device", j, src[off + j],
+                               pat(writer, round, off + j));
+    }
+    return 0;
+}
+
+static int many_ops(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, errs = 0;
+    unsigned char *wmem;
+    GT_CUDA(cudaMalloc((void **)&wmem, BIG));
+    kinds_t b = { .host = gt_malloc(BIG), .stage = gt_malloc(BIG) };
+    GT_CUDA(cudaMallocHost((void **)&b.pinned, BIG));
+    GT_CUDA(cudaMalloc((void **)&b.dev, BIG));
+    MPI_Win win;
+    MPI_Win_create(wmem, BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    static const char *const how[3] = { "64 puts, one flush", "64 puts, unlock", "64 puts, fence" };
+    for (int mode = 0; mode < 3; mode++) {
+        int round = mode + 1;
+        GT_CUDA(cudaMemset(wmem, 0, BIG));
+        kinds_fill(&b, rank, round, -1);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (mode == 0)
+            MPI_Win_lock_all(0, win);
+        else if (mode == 1)
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+        else
+            MPI_Win_fence(0, win);
+        for (int k = 0; k < PIECES; k++)
+            errs += GT_MPI(rank, how[mode],
+                           MPI_Put((unsigned char *)kind_buf(&b, k) + piece_off(k), (int)piece_len(k), MPI_BYTE,
+                                   right, (MPI_Aint)piece_off(k), (int)piece_len(k), MPI_BYTE, win));
+        if (mode == 0)
+            MPI_Win_flush(right, win);
+        else if (mode == 1)
+            MPI_Win_unlock(right, win);
+        else
+            MPI_Win_fence(0, win);
+        kinds_fill(&b, rank, round, 0xEE); /* the origins are free again */
+        if (mode == 0)
+            MPI_Win_unlock_all(win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        GT_CUDA(cudaMemcpy(b.stage, wmem, BIG, cudaMemcpyDeviceToHost));
+        errs += check_pieces(rank, b.stage, left, round, how[mode]);
+    }
+
+    /* 64 gets of the right neighbour's window (it holds our round-3 pieces), one flush */
+    kinds_fill(&b, rank, 0, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    for (int k = 0; k < PIECES; k++)
+        errs += GT_MPI(rank, "64 gets, one flush",
+                       MPI_Get((unsigned char *)kind_buf(&b, k) + piece_off(k), (int)piece_len(k), MPI_BYTE, right,
+                               (MPI_Aint)piece_off(k), (int)piece_len(k), MPI_BYTE, win));
+    MPI_Win_flush(right, win);
+    errs += check_got(rank, &b, rank, 3, "64 gets, one flush");
+    MPI_Win_unlock_all(win);
+
+    /* Rput/Rget: each request completes by itself (no flush before the checks) */
+    kinds_fill(&b, rank, 4, -1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    MPI_Request rq[PIECES];
+    for (int k = 0; k < PIECES; k++)
+        MPI_Rput((unsigned char *)kind_buf(&b, k) + piece_off(k), (int)piece_len(k), MPI_BYTE, right,
+                 (MPI_Aint)piece_off(k), (int)piece_len(k), MPI_BYTE, win, &rq[k]);
+    MPI_Waitall(PIECES, rq, MPI_STATUSES_IGNORE);
+    kinds_fill(&b, rank, 4, 0xEE); /* local completion: the origins are free */
+    MPI_Win_flush(right, win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    GT_CUDA(cudaMemcpy(b.stage, wmem, BIG, cudaMemcpyDeviceToHost));
+    errs += check_pieces(rank, b.stage, left, 4, "Rput, Waitall");
+    kinds_fill(&b, rank, 0, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    for (int k = 0; k < PIECES; k++)
+        MPI_Rget((unsigned char *)kind_buf(&b, k) + piece_off(k), (int)piece_len(k), MPI_BYTE, right,
+                 (MPI_Aint)piece_off(k), (int)piece_len(k), MPI_BYTE, win, &rq[k]);
+    MPI_Waitall(PIECES, rq, MPI_STATUSES_IGNORE);
+    errs += check_got(rank, &b, rank, 4, "Rget, Waitall");
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* a put, a flush, then a get of the same bytes sees the put; an
+     * accumulate after a flushed put adds to what the put stored */
+    enum { M = 1 << 16 }; /* ints */
+    int *hint = gt_malloc(M * sizeof(int)), *dint;
+    GT_CUDA(cudaMalloc((void **)&dint, M * sizeof(int)));
+    for (int i = 0; i < M; i++)
+        hint[i] = rank * 1000 + i;
+    GT_CUDA(cudaMemcpy(dint, hint, M * sizeof(int), cudaMemcpyHostToDevice));
+    gt_sync();
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+    MPI_Put(dint, M, MPI_INT, right, 0, M, MPI_INT, win);
+    MPI_Win_flush(right, win);
+    memset(hint, 0, M * sizeof(int));
+    MPI_Get(hint, M, MPI_INT, right, 0, M, MPI_INT, win);
+    MPI_Win_flush(right, win);
+    for (int i = 0; i < M; i++)
+        if (hint[i] != rank * 1000 + i) {
+            errs += gt_fail(rank, "get after a flushed put: int %d is %d, expected %d", i, hint[i], rank * 1000 + i);
+            break;
+        }
+    for (int i = 0; i < M; i++)
+        hint[i] = 3;
+    MPI_Accumulate(hint, M, MPI_INT, right, 0, M, MPI_INT, MPI_SUM, win);
+    MPI_Win_flush(right, win);
+    MPI_Get(dint, M, MPI_INT, right, 0, M, MPI_INT, win);
+    MPI_Win_unlock(right, win);
+    GT_CUDA(cudaMemcpy(hint, dint, M * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < M; i++)
+        if (hint[i] != rank * 1000 + i + 3) {
+            errs += gt_fail(rank, "accumulate after a flushed put: int %d is %d, expected %d", i, hint[i],
+                            rank * 1000 + i + 3);
+            break;
+        }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    MPI_Win_free(&win);
+    GT_CUDA(cudaFree(dint));
+    free(hint);
+    GT_CUDA(cudaFree(wmem));
+    GT_CUDA(cudaFree(b.dev));
+    GT_CUDA(cudaFreeHost(b.pinned));
+    free(b.host);
+    free(b.stage);
+    return errs;
 }
 
 int main(int argc, char **argv)
@@ -182,6 +387,7 @@ int main(int argc, char **argv)
                                 k, w[k], size);
     }
     MPI_Win_free(&win);
+    errs += many_ops(rank, size);
     GT_CUDA(cudaFree(win_mem));
     GT_CUDA(cudaFree(dsrc));
     GT_CUDA(cudaFree(ddst));
