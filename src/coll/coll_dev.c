@@ -159,6 +159,12 @@ static bool device_kernel(const coll_op_t *o, gpu_op_t *op, gpu_elem_t *elem)
     return device_pair(o, op, elem) && gpu_reduce_check(*op, *elem) == GPU_REDUCE_OK;
 }
 
+bool coll_dev_kernel_for(MPI_Op op, MPI_Datatype dt, gpu_op_t *gop, gpu_elem_t *elem)
+{
+    coll_op_t o;
+    return gpu_enabled() && coll_op_resolve(op, dt, &o) == MPI_SUCCESS && device_kernel(&o, gop, elem);
+}
+
 /* An op without a device kernel: the device operands are copied to host
  * memory, the CPU runs the op (the user's function sees host memory, as it
  * expects), and the result goes back.  Each rank of a collective decides

@@ -69,6 +69,12 @@ int coll_dev_elem(MPI_Datatype dt);
  * communicator; one with device buffers pays one. */
 bool coll_dev_agreed(p2p_rank_t *r, core_comm_t *c, bool mine);
 
+/* The device kernel of predefined op on dt, loaded: true with *gop and
+ * *elem set; false where there is none (user ops, long double types, a
+ * build without nvcc, a module that did not load).  One-sided accumulates
+ * into device windows use it. */
+bool coll_dev_kernel_for(MPI_Op op, MPI_Datatype dt, gpu_op_t *gop, gpu_elem_t *elem);
+
 /* Wait for device work while the other ranks of the PE run. */
 void coll_dev_wait(gpu_work_t *w);
 

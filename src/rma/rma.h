@@ -154,7 +154,7 @@ typedef struct rma_win {
     int *fetching;        /* fetching operations unanswered, by target */
     int nfetching;
     _Atomic int sending;  /* sends whose data UCX still reads (local completion) */
-    uint8_t *locked;      /* MPI_LOCK_* held on each target, or 0 */
+    uint8_t *locked;      /* MPI_LOCK_* held on each target (| RMA_LOCK_NOCHECK), or 0 */
     bool lock_all, lock_all_nocheck;
     int nlocks;
     bool fence_epoch;     /* between two fences (the second without NOSUCCEED) */
@@ -246,6 +246,8 @@ typedef struct rma_proc {
     _Atomic int nfetch_done;
 } rma_proc_t;
 extern rma_proc_t rma_proc;
+
+#define RMA_LOCK_NOCHECK 0x80 /* in rma_win_t.locked: taken with MPI_MODE_NOCHECK */
 
 #define RMA_TAG_POST 1
 #define RMA_TAG_COMPLETE 2

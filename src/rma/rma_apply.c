@@ -1,13 +1,15 @@
 /* Applying one-sided operations to target memory, and the target layout of
- * a datatype.  Device memory takes driver copies (accumulates go through a
- * host copy of the touched bytes); callers hold the target's mutex where the
- * operation must be atomic. */
+ * a datatype.  Device memory takes driver copies; accumulates into it run a
+ * device kernel (rma_dev.c), small ones and those without a kernel go
+ * through a host copy of the touched bytes.  Callers hold the target's
+ * mutex where the operation must be atomic. */
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll_op.h"
 #include "datatype/dt.h"
 #include "pt2pt/p2p.h"
 #include "rma/rma.h"
+#include "rma/rma_internal.h"
 #include "util/util_log.h"
 
 static void copy_any(void *dst, const void *src, size_t n, bool dev)
@@ -61,6 +63,8 @@ static void acc_block(void *inout, const void *in, size_t bytes, MPI_Op op, MPI_
         k(in, inout, n);
         return;
     }
+    if (rma_dev_reduce(inout, in, bytes, op, basic, false))
+        return; /* a kernel on the target bytes in place (callers may hold a window's mutex: no yield) */
     void *tmp = malloc(bytes);
     if (!tmp)
         util_fatal("out of memory in a device accumulate of %zu bytes", bytes);

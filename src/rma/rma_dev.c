@@ -11,10 +11,20 @@
  * only after a synchronization (or the completion of an Rput/Rget, which the
  * last copy's completion gives).  Copies from pageable host memory return
  * once the driver has taken the data, so the origin is free at return
- * anyway. */
+ * anyway.
+ *
+ * Accumulates into device memory run the collectives' reduction kernels on
+ * the target bytes in place (rma_dev_reduce) instead of copying them to the
+ * host, combining there and copying back; under an exclusive lock on a
+ * window mapped by CUDA IPC the origin applies them itself (rma_dev_acc):
+ * osu_get_acc_latency -d cuda D D took 16 ms at 4 MiB through the target's
+ * host round trip, 8.9x Open MPI's. */
 #include <stdlib.h>
 #include <string.h>
+#include "coll/coll_dev.h"
+#include "datatype/dt.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_reduce.h"
 #include "pt2pt/p2p.h"
 #include "rma/rma_internal.h"
 #include "util/util_log.h"
@@ -86,4 +96,48 @@ void rma_dev_free(rma_win_t *w)
     rma_dev_drain(w, -1);
     free(w->dev_pending);
     w->dev_pending = NULL;
+}
+
+bool rma_dev_reduce_ok(MPI_Op op, MPI_Datatype basic)
+{
+    gpu_op_t gop;
+    gpu_elem_t elem;
+    return dt_is_plain(basic) && coll_dev_kernel_for(op, basic, &gop, &elem);
+}
+
+bool rma_dev_reduce(void *inout, const void *in, size_t bytes, MPI_Op op, MPI_Datatype basic, bool yield)
+{
+    gpu_op_t gop;
+    gpu_elem_t elem;
+    if (bytes < RMA_DEV_ACC_MIN || !dt_is_plain(basic) || !coll_dev_kernel_for(op, basic, &gop, &elem))
+        return false;
+    void *stage = NULL;
+    const void *a = in;
+    if (!p2p_is_device(in, bytes)) {
+        if (gpu_dev_alloc(bytes, &stage) != 0)
+            return false;
+        p2p_copy_sync(stage, in, bytes);
+        a = stage;
+    }
+    gpu_work_t wk;
+    int rc = gpu_reduce_start(gop, elem, a, inout, bytes / dt_size(basic), &wk);
+    while (rc == 0 && !gpu_work_done(&wk))
+        if (yield)
+            rma_wait_poll();
+    if (stage)
+        gpu_dev_free(stage);
+    return rc == 0;
+}
+
+int rma_dev_acc(void *target, const void *origin, void *result, size_t bytes, MPI_Op op, MPI_Datatype basic)
+{
+    if (result)
+        p2p_copy_sync(result, target, bytes);
+    if (op == MPI_NO_OP)
+        return MPI_SUCCESS;
+    if (op == MPI_REPLACE) {
+        p2p_copy_sync(target, origin, bytes);
+        return MPI_SUCCESS;
+    }
+    return rma_dev_reduce(target, origin, bytes, op, basic, true) ? MPI_SUCCESS : MPI_ERR_OTHER;
 }

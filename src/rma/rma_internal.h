@@ -35,6 +35,21 @@ int rma_dev_copy(rma_win_t *w, int t, char *target, const rma_seg_t *segs, uint3
 void rma_dev_drain(rma_win_t *w, int t);
 void rma_dev_free(rma_win_t *w); /* MPI_Win_free */
 
+/* Accumulates into device memory of at least RMA_DEV_ACC_MIN bytes run
+ * the reduction kernels of the collectives on the GPU (rma_dev.c); smaller
+ * ones combine on the host, whose two small copies cost less than a kernel
+ * launch (osu_get_acc_latency D D: the host route beat Open MPI's up to
+ * 2 KiB and lost from 8 KiB on 2 x H200).  rma_dev_reduce: inout (device)
+ * op= in (host or device) for plain predefined types; false, doing nothing,
+ * where no kernel applies; yield: let the PE's other ranks run while the
+ * kernel does (never while holding a window's mutex).  rma_dev_acc: an
+ * accumulate (result: get_accumulate's, else NULL) applied by the origin
+ * itself to target memory mapped here; MPI_SUCCESS or an error class. */
+#define RMA_DEV_ACC_MIN 4096
+bool rma_dev_reduce_ok(MPI_Op op, MPI_Datatype basic);
+bool rma_dev_reduce(void *inout, const void *in, size_t bytes, MPI_Op op, MPI_Datatype basic, bool yield);
+int rma_dev_acc(void *target, const void *origin, void *result, size_t bytes, MPI_Op op, MPI_Datatype basic);
+
 /* Window memory shared with the other processes of the node (rma_shm.c). */
 bool rma_shm_wanted(rma_win_t *w);               /* members in other processes of this node? */
 int rma_shm_alloc(rma_win_t *w, size_t size);    /* our memory in a named object: 0, or -1 */

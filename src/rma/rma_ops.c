@@ -292,6 +292,37 @@ static int issue_cma(rma_win_t *w, const rma_args_t *a, size_t tbytes, bool has_
     return err;
 }
 
+/* An accumulate into a device window that CUDA IPC maps here, under an
+ * exclusive lock: nothing else touches the target meanwhile, so the origin
+ * applies it itself with a device kernel (rma_dev.c) instead of sending it
+ * to the target process, which combines through host copies.  Contiguous
+ * layouts of plain types from RMA_DEV_ACC_MIN bytes on. */
+static bool dev_acc_direct(rma_win_t *w, const rma_args_t *a, size_t tbytes)
+{
+    int t = a->target;
+    if ((a->kind != RMA_ACC && a->kind != RMA_GACC) || tbytes < RMA_DEV_ACC_MIN ||
+        (w->locked[t] & ~RMA_LOCK_NOCHECK) != MPI_LOCK_EXCLUSIVE)
+        return false;
+    if (!dt_is_contig(a->tdt) ||
+        (a->ocount && (!dt_is_contig(a->odt) || (size_t)a->ocount * dt_size(a->odt) != tbytes)))
+        return false;
+    if (a->kind == RMA_GACC && (!dt_is_contig(a->rdt) || (size_t)a->rcount * dt_size(a->rdt) != tbytes))
+        return false;
+    MPI_Datatype b = rma_basic_of(a->tdt);
+    return a->op == MPI_NO_OP || (dt_is_plain(b) && (a->op == MPI_REPLACE || rma_dev_reduce_ok(a->op, b)));
+}
+
+static int issue_dev_acc(rma_win_t *w, const rma_args_t *a, size_t tbytes, char *tbase)
+{
+    int t = a->target;
+    if (w->sent_to[t] > w->acked[t] || w->fetching[t])
+        rma_flush_target(w, t, false); /* what we sent it before applies first */
+    char *target = tbase + target_off(w, a) + dt_contig_offset(a->tdt);
+    const char *origin = a->ocount ? (const char *)a->obuf + dt_contig_offset(a->odt) : NULL;
+    char *result = a->kind == RMA_GACC ? (char *)a->rbuf + dt_contig_offset(a->rdt) : NULL;
+    return rma_dev_acc(target, origin, result, tbytes, a->op, rma_basic_of(a->tdt));
+}
+
 /* Another process: send it. */
 static int issue_remote(rma_win_t *w, const rma_args_t *a, size_t tbytes, p2p_req_t *q)
 {
@@ -431,6 +462,10 @@ static int issue(const char *fn, MPI_Win win, rma_args_t *a, MPI_Request *reques
             err = issue_direct(w, a, tbytes, m->map, m->acc_lk, false, q);
         } else if (m->ipc && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
             err = issue_direct(w, a, tbytes, m->ipc, NULL, true, q);
+        } else if (m->ipc && dev_acc_direct(w, a, tbytes)) {
+            err = issue_dev_acc(w, a, tbytes, m->ipc);
+            if (q)
+                p2p_req_part_done(q);
         } else if (w->mem[a->target].cma && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
             err = issue_cma(w, a, tbytes, q != NULL);
             if (q)

@@ -182,7 +182,7 @@ static void unlock_request(rma_win_t *w, int t, int type)
     send_count(w, t, RMA_UNLOCK, type);
 }
 
-#define LOCK_NOCHECK 0x80
+#define LOCK_NOCHECK RMA_LOCK_NOCHECK
 
 #pragma weak MPI_Win_lock = PMPI_Win_lock
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)

@@ -15,7 +15,10 @@
  *     device origins completed by one flush (and by unlock, and by fence),
  *     the origins overwritten right after it; 64 gets likewise; a put then
  *     a get of the same bytes after a flush, an accumulate after a flushed
- *     put, and Rput/Rget requests completing before any flush.
+ *     put, and Rput/Rget requests completing before any flush,
+ *   - accumulates and get_accumulates of 256 KiB from device buffers under
+ *     exclusive and shared locks (SUM, NO_OP, REPLACE, PROD), behind a
+ *     small accumulate to the same place.
  * Data is checked through cudaMemcpy on every rank.  Run by test/gpu/run.sh
  * (skipped with the reason where there is no GPU). */
 #include "gputest.h"
@@ -220,6 +223,67 @@ static int many_ops(int rank, int size)
             break;
         }
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* accumulates of M ints with device origin and result buffers, under an
+     * exclusive lock (where CUDA IPC maps the target, the origin applies
+     * them itself) and a shared one (the target does): a small accumulate
+     * before a large one to the same place applies first, as MPI orders
+     * accumulates of one origin; then MPI_NO_OP and MPI_REPLACE */
+    int *cur = gt_malloc(M * sizeof(int)), *dorg, *dres;
+    GT_CUDA(cudaMalloc((void **)&dorg, M * sizeof(int)));
+    GT_CUDA(cudaMalloc((void **)&dres, M * sizeof(int)));
+    for (int i = 0; i < M; i++)
+        cur[i] = rank * 1000 + i + 3; /* what the right neighbour's window holds now */
+    for (int excl = 1; excl >= 0; excl--) {
+        const char *lk = excl ? "exclusive lock" : "shared lock";
+        for (int i = 0; i < M; i++)
+            hint[i] = 2 + (i % 7);
+        GT_CUDA(cudaMemcpy(dorg, hint, M * sizeof(int), cudaMemcpyHostToDevice));
+        gt_sync();
+        int five = 5;
+        MPI_Win_lock(excl ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, right, 0, win);
+        MPI_Accumulate(&five, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_SUM, win);
+        MPI_Get_accumulate(dorg, M, MPI_INT, dres, M, MPI_INT, right, 0, M, MPI_INT, MPI_SUM, win);
+        MPI_Win_flush(right, win);
+        GT_CUDA(cudaMemcpy(hint, dres, M * sizeof(int), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < M; i++) {
+            int want = cur[i] + (i == 0 ? 5 : 0);
+            if (hint[i] != want) {
+                errs += gt_fail(rank, "get_accumulate under an %s: result int %d is %d, expected %d", lk, i,
+                                hint[i], want);
+                break;
+            }
+            cur[i] = want + 2 + (i % 7);
+        }
+        MPI_Get_accumulate(NULL, 0, MPI_INT, dres, M, MPI_INT, right, 0, M, MPI_INT, MPI_NO_OP, win);
+        MPI_Win_flush(right, win);
+        GT_CUDA(cudaMemcpy(hint, dres, M * sizeof(int), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < M; i++)
+            if (hint[i] != cur[i]) {
+                errs += gt_fail(rank, "get_accumulate (MPI_NO_OP) under an %s: int %d is %d, expected %d", lk, i,
+                                hint[i], cur[i]);
+                break;
+            }
+        MPI_Accumulate(dorg, M, MPI_INT, right, 0, M, MPI_INT, MPI_REPLACE, win);
+        MPI_Accumulate(dorg, M / 2, MPI_INT, right, 0, M / 2, MPI_INT, MPI_PROD, win);
+        MPI_Win_unlock(right, win);
+        for (int i = 0; i < M; i++)
+            cur[i] = (2 + (i % 7)) * (i < M / 2 ? 2 + (i % 7) : 1);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    GT_CUDA(cudaMemcpy(hint, wmem, M * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < M; i++) {
+        int want = (2 + (i % 7)) * (i < M / 2 ? 2 + (i % 7) : 1);
+        if (hint[i] != want) {
+            errs += gt_fail(rank, "accumulate (MPI_REPLACE, then MPI_PROD): int %d is %d, expected %d", i, hint[i],
+                            want);
+            break;
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    GT_CUDA(cudaFree(dorg));
+    GT_CUDA(cudaFree(dres));
+    free(cur);
 
     MPI_Win_free(&win);
     GT_CUDA(cudaFree(dint));
