@@ -1,6 +1,7 @@
 /* UCX transport: one UCP context per process, one worker per PE (one PE per
  * process today), endpoints created on first use from addresses published
- * through PMIx.  The layer moves bytes only; MPI matching lives in pt2pt.
+ * through PMIx (ucx_async.h keeps a second one, for traffic that progresses
+ * while the ranks compute).  The layer moves bytes only; MPI matching lives in pt2pt.
  *
  * Envelopes travel as UCX active messages, always eager.  pt2pt's intake
  * (ucx_set_env_intake) takes each one inside the AM callback, delivering it
@@ -52,6 +53,10 @@ void ucx_set_env_intake(ucx_env_intake_fn fn); /* before ucx_init */
  * node itself (UCX's cuda_ipc stays out). */
 int ucx_init(int proc, int nprocs, bool one_node, bool own_cuda_ipc, const ucx_handlers_t *h);
 bool ucx_active(void);
+/* Leaves out of a UCP configuration (ucp_config_t *) what ucx_init left out
+ * of ours (no TCP in a job on one node, ...), unless UCX_TLS is set: for the
+ * other UCP contexts of the process. */
+void ucx_config_transports(void *ucp_config);
 /* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
 bool ucx_supports_cuda(void);
 const char *ucx_version(void);

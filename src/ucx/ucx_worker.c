@@ -11,6 +11,7 @@
 #define UCX_ADDR_KEY "ampi.ucx.worker"
 
 static struct {
+    char excluded_tls[32]; /* "^a,b", or "" (excluded_transports) */
     ucp_context_h context;
     ucp_worker_h worker;
     ucp_ep_h *eps; /* by process, created on first use */
@@ -55,6 +56,13 @@ static void excluded_transports(bool one_node, bool own_cuda_ipc, char *out, siz
              (one_node && own_cuda_ipc) ? "," : "", own_cuda_ipc ? "cuda_ipc" : "");
 }
 
+void ucx_config_transports(void *ucp_config)
+{
+    const char *tls = U.excluded_tls;
+    if (tls[0] && !getenv("UCX_TLS") && ucp_config_modify(ucp_config, "TLS", tls) != UCS_OK)
+        util_debug("UCX refused TLS=%s; keeping its default transports", tls);
+}
+
 int ucx_init(int proc, int nprocs, bool one_node, bool own_cuda_ipc, const ucx_handlers_t *h)
 {
     if (nprocs > UCX_TAG_MAX_PES)
@@ -68,10 +76,8 @@ int ucx_init(int proc, int nprocs, bool one_node, bool own_cuda_ipc, const ucx_h
     if (st != UCS_OK)
         util_fatal("ucp_config_read: %s", ucs_status_string(st));
     /* The user's UCX_TLS wins (docs/gpu.md says what to leave out). */
-    char tls[32];
-    excluded_transports(one_node, own_cuda_ipc, tls, sizeof tls);
-    if (tls[0] && !getenv("UCX_TLS") && ucp_config_modify(config, "TLS", tls) != UCS_OK)
-        util_debug("UCX refused TLS=%s; keeping its default transports", tls);
+    excluded_transports(one_node, own_cuda_ipc, U.excluded_tls, sizeof U.excluded_tls);
+    ucx_config_transports(config);
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
         .features = UCP_FEATURE_TAG | UCP_FEATURE_AM, /* AM: envelopes; tags: rendezvous payloads */

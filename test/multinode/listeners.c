@@ -1,7 +1,9 @@
 /* listeners.c - a job whose processes all run on one node listens on no
  * network address that another machine could reach: each process lists its
- * own listening TCP sockets (ss) after MPI_Init and a message exchange, and
- * reports those bound to anything but loopback.  Prints "listeners OK". */
+ * own listening TCP sockets (ss) after MPI_Init, a message exchange, a
+ * nonblocking collective and a one-sided window (each of these has UCX
+ * workers of its own), and reports those bound to anything but loopback.
+ * Prints "listeners OK". */
 #include "../mpi/mpitest.h"
 
 #include <unistd.h>
@@ -36,7 +38,21 @@ int main(int argc, char **argv)
     int x = rank, sum = 0;
     MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     int errs = sum == size * (size - 1) / 2 ? 0 : mt_fail(rank, "allreduce gave %d", sum);
+    MPI_Request q;
+    MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    if (sum != size * (size - 1) / 2)
+        errs += mt_fail(rank, "iallreduce gave %d", sum);
+    int *base;
+    MPI_Win win;
+    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_fence(0, win);
+    MPI_Put(&x, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    if (*base != (rank + size - 1) % size)
+        errs += mt_fail(rank, "window holds %d, expected %d", *base, (rank + size - 1) % size);
     errs += own_outside_listeners(rank);
+    MPI_Win_free(&win);
     mt_finish(errs, "listeners OK");
     MPI_Finalize();
     return 0;
