@@ -125,7 +125,7 @@ for dir in "$@"; do
         for (i = 1; i <= nt; i++) {
             t = order[i]
             split(t, k, SUBSEP)
-            higher = (unit[t] == "MB/s")
+            higher = (unit[t] == "MB/s" || unit[t] == "%")
             printf "### %s: %s %s (%s, %s is better)\n\n", k[1], k[2], k[3], unit[t] == "" ? "no values" : unit[t], higher ? "higher" : "lower"
             head = "| " (k[2] == "jacobi3d" ? "ODF" : "size") " |"
             sep = "|---|"

@@ -16,7 +16,10 @@
 #                7.4 release in OSU74_DIR, H H and -d cuda D D, and, only when
 #                named, the areas between two nodes of the namespace test bed
 #                (root): nodes-p2p (H H) and nodes-device-p2p (D D, 2 GPUs),
-#                see scripts/bench-nodes.sh
+#                see scripts/bench-nodes.sh; nbc-host (only when named):
+#                IMB-NBC of the Intel MPI Benchmarks in IMB_DIR, the overlap
+#                (%) of Ibcast, Iallreduce and Ialltoall, 64 KiB-4 MiB, on 2
+#                processes
 #   --cpu        no GPU areas even where GPUs are (Jacobi3D runs -cpu)
 #   --quick      tiny sizes and iteration counts: a test of the runner, its
 #                figures mean nothing
@@ -30,7 +33,9 @@
 #   (Jacobi3D modes with GPUs, default "D"), OSU74_DIR (an OSU 7.4 source
 #   tree, never committed: the rma areas build it with ampicc and mpicc, the
 #   nodes areas run its osu_latency and osu_bw when it is set),
-#   OMPI_MPICXX (mpicxx), NSBED_ID (the nodes areas' bed).
+#   OMPI_MPICXX (mpicxx), NSBED_ID (the nodes areas' bed), IMB_DIR (an Intel
+#   MPI Benchmarks source tree, never committed: nbc-host builds its
+#   IMB-NBC with ampicxx and mpicxx).
 # Before/after: BENCH_BASE_PREFIX=DIR (an install of AMPI-UCX from another
 #   commit) makes the reference that install instead of Open MPI: every
 #   series of ours gets a twin built with DIR/bin/ampicc and run by
@@ -79,7 +84,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 ngpu=0
 if [ $cpu = 0 ]; then ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); fi
 all_areas="host-p2p host-coll device-p2p device-coll jacobi vp"
-extra_areas="rma-host rma-device nodes-p2p nodes-device-p2p" # only when asked for (OSU74_DIR; the bed: root)
+extra_areas="rma-host rma-device nodes-p2p nodes-device-p2p nbc-host" # only when asked for (OSU74_DIR; the bed: root; IMB_DIR)
 [ -n "$areas" ] || areas=$all_areas
 for a in $areas; do
     case " $all_areas $extra_areas " in *" $a "*) ;; *) echo "bench: unknown area $a (known: $all_areas $extra_areas)" >&2; exit 2 ;; esac
@@ -155,6 +160,28 @@ if has_area rma-host || has_area rma-device; then
     else
         build_osu74 ours "$AMPI_PREFIX/bin/ampicc" "$AMPI_PREFIX/bin/ampicxx" || status=1
         build_osu74 ompi "$OMPI_MPICC" "${OMPI_MPICXX:-mpicxx}" || status=1
+    fi
+fi
+
+# Intel MPI Benchmarks' IMB-NBC (nbc-host): built once per side in a copy of IMB_DIR.
+build_imb() { # side C-compiler C++-compiler
+    local dir=$out/build-$1/imb log=$out/logs/build-imb-$1.log
+    mkdir -p "$dir" && cp -a "$IMB_DIR/." "$dir/" || return 1
+    if ! make -C "$dir/src_cpp" TARGET=NBC CC="$2" CXX="$3" >"$log" 2>&1; then
+        note "build of IMB-NBC with $2 failed: $(tail -3 "$log" | tr '\n' ' ')"
+        return 1
+    fi
+    ln -sf "$dir/src_cpp/IMB-NBC" "$out/build-$1/IMB-NBC"
+}
+if has_area nbc-host; then
+    if [ -z "${IMB_DIR:-}" ] || [ ! -f "${IMB_DIR:-}/src_cpp/Makefile" ]; then
+        note "nbc-host left out: IMB_DIR (an Intel MPI Benchmarks source tree) is not set"
+        areas=$(echo " $areas " | sed 's/ nbc-host / /')
+        status=1
+    else
+        build_imb ours "$AMPI_PREFIX/bin/ampicc" "$AMPI_PREFIX/bin/ampicxx" || status=1
+        [ -z "$base_prefix" ] && { build_imb ompi "$OMPI_MPICC" "${OMPI_MPICXX:-mpicxx}" || status=1; }
+        [ -n "$base_prefix" ] && { build_imb "$base_side" "$base_prefix/bin/ampicc" "$base_prefix/bin/ampicxx" || status=1; }
     fi
 fi
 
@@ -289,6 +316,18 @@ if has_area rma-device; then
         add rma-device "$b" D-D ompi-ucx "$(rma_unit "$b")" "$(ompi ucx-osc 2 "$b" $args)"
     done
 fi
+# IMB-NBC: the overlap of communication and computation (IMB's overlap[%]
+# column: how much of the shorter of the collective and the computation
+# IMB hides behind the other).  One run per collective and side.
+if has_area nbc-host; then
+    nbc_args="-msglog 16:22 -npmin 2 -iter 100 -time 5"
+    [ $quick = 1 ] && nbc_args="-msglog 16:17 -npmin 2 -iter 5"
+    for b in Ibcast Iallreduce Ialltoall; do
+        add nbc-host "IMB-NBC-$b" H-H ours % "$(ours 2 IMB-NBC $b $nbc_args)"
+        add nbc-host "IMB-NBC-$b" H-H ompi-ucx % "$(ompi ucx 2 IMB-NBC $b $nbc_args)"
+        add nbc-host "IMB-NBC-$b" H-H ompi-ob1 % "$(ompi ob1 2 IMB-NBC $b $nbc_args)"
+    done
+fi
 if has_area jacobi; then
     # 2 processes (one GPU each), 192^3 cells per GPU, ODF 1 and 2 ranks per
     # GPU; --cpu: 2 processes, 32^3 per process, mode -cpu.
@@ -347,7 +386,8 @@ fi
 
 # ---- runs ------------------------------------------------------------------
 # parse RUN-OUTPUT BENCHMARK: "size value" per row of an osu-style or
-# jacobi3d output (osu_barrier: size 0; jacobi3d: size = ODF)
+# jacobi3d output (osu_barrier: size 0; jacobi3d: size = ODF; IMB-NBC: the
+# overlap column of its rows of 6 numbers, from 1 byte on)
 parse() {
     awk -v b="$2" -v odf="$3" '
         /^#/ { next }
@@ -355,6 +395,7 @@ parse() {
             for (i = 1; i <= NF; i++) if ($i ~ /^iter_ms=/) { sub(/^iter_ms=/, "", $i); print odf, $i }
             next
         }
+        b ~ /^IMB-NBC/ { if (NF == 6 && $1 ~ /^[0-9]+$/ && $1 > 0 && $6 ~ /^-?[0-9.]+$/) print $1, $6; next }
         b == "osu_barrier" && NF == 1 && $1 ~ /^[0-9]+[.][0-9]+$/ { print 0, $1; next }
         $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ { print $1, $2 }' "$1"
 }
@@ -386,7 +427,7 @@ declare -A warmed=()
 for s in "${series[@]}"; do
     IFS='|' read -r area _ _ side _ <<<"$s"
     kind=$side-${area%%-*}
-    [[ $area == rma-* || $area == nodes-* ]] && kind=$side-$area # host and device buffers: one warm-up each
+    [[ $area == rma-* || $area == nodes-* || $area == nbc-* ]] && kind=$side-$area # host and device buffers: one warm-up each
     [ -n "${warmed[$kind]:-}" ] && continue
     warmed[$kind]=1
     run_one 0 "$s"

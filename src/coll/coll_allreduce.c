@@ -14,6 +14,7 @@
  * (recvbuf is the accumulator).  Communicators whose ranks all live in our
  * process take coll_local_reduce instead (coll_reduce.c). */
 #include "coll/coll_inter.h"
+#include "coll/coll_sched.h"
 
 #include <stdlib.h>
 
@@ -306,7 +307,9 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     }
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count };
     int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op);
-    if (!err)
+    if (!err && a.op.kernel && coll_sched_wanted(c)) /* coll_sched.h */
+        err = coll_sched_iallreduce(r, c, a.sbuf, recvbuf, (size_t)count, &a.op, request);
+    else if (!err)
         err = coll_nb_start(r, c, run_allreduce, &a, request);
     COLL_CHECK(c, err, err, "MPI_Iallreduce");
     return MPI_SUCCESS;

@@ -5,6 +5,7 @@
  * network with n messages at once.  MPI_IN_PLACE: the recv buffer is the
  * input too, so it is first copied to scratch space. */
 #include "coll/coll_inter.h"
+#include "coll/coll_sched.h"
 
 #include <stdlib.h>
 
@@ -141,6 +142,15 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                              .rcount = recvcount, .rdt = recvtype };
         int err = request ? coll_inter_alltoall(r, c, &a, request) : MPI_ERR_REQUEST;
         return coll_inter_return(c, err, "MPI_Ialltoall");
+    }
+    if (coll_sched_wanted(c)) { /* coll_sched.h */
+        int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf_nc(sendbuf, sendcount, sendtype);
+        if (!err)
+            err = coll_check_buf_nc(recvbuf, recvcount, recvtype);
+        if (!err)
+            err = coll_sched_ialltoall(r, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, request);
+        COLL_CHECK(c, err, err, "MPI_Ialltoall");
+        return MPI_SUCCESS;
     }
     int err = coll_nb_start_uniform(r, c, run_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     request);

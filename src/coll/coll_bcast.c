@@ -5,6 +5,7 @@
  * take a flat tree instead (see bcast_flat). */
 #include "coll/coll_inter.h"
 #include "coll/coll_nc.h"
+#include "coll/coll_sched.h"
 #include "pt2pt/p2p.h"
 
 /* A device message costs ~8 us whatever its size up to ~1 MiB (one CUDA
@@ -134,7 +135,9 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
         return coll_inter_return(c, err, "MPI_Ibcast");
     }
     int err = check(c, buffer, count, datatype, root);
-    if (!err && UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_nb.c */
+    if (!err && coll_sched_wanted(c)) { /* coll_sched.h */
+        err = coll_sched_ibcast(r, c, buffer, count, datatype, root, request);
+    } else if (!err && UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_nb.c */
         coll_nb_args_t a = { .rbuf = buffer, .rcount = count, .rdt = datatype, .root = root };
         err = coll_nb_start(r, c, coll_nc_nb_bcast, &a, request);
     } else if (!err) {

@@ -90,7 +90,7 @@ typedef struct seq_table {
 static nb_op_t *finished;      /* helpers whose function has returned */
 static seq_table_t *seq_tables; /* core_proc.nlocal of them, made on first use */
 
-static uint32_t next_seq(p2p_rank_t *r, const core_comm_t *c)
+uint32_t coll_nb_next_seq(p2p_rank_t *r, const core_comm_t *c)
 {
     if (!seq_tables) {
         seq_tables = calloc((size_t)core_proc.nlocal, sizeof *seq_tables);
@@ -186,7 +186,7 @@ static int launch(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_a
     o->ult->id = r->core.world;
     /* the sequence number is taken only once nothing can fail any more, so
      * every member counts the same collectives */
-    o->tag = tag >= 0 ? tag : COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(next_seq(r, c) % SEQ_MOD);
+    o->tag = tag >= 0 ? tag : COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(coll_nb_next_seq(r, c) % SEQ_MOD);
     retain_types(&o->a);
     q->active = true;
     q->complete = false;
@@ -246,7 +246,7 @@ int coll_nb_persist(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb
         return err;
     }
     retain_types(&p->a);
-    p->tag = COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(next_seq(r, c) % SEQ_MOD);
+    p->tag = COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(coll_nb_next_seq(r, c) % SEQ_MOD);
     p2p_req_t *q = p2p_req_new(r, P2P_REQ_SEND);
     q->persistent = true;
     q->active = false;

@@ -39,6 +39,10 @@ typedef int coll_nb_fn(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, i
 #define COLL_NB_TAG_BASE 1024
 #define COLL_NB_TAG_SPAN 64
 
+/* The next nonblocking collective's sequence number of rank r on c: the
+ * same on every member (they start the collectives of c in one order). */
+uint32_t coll_nb_next_seq(p2p_rank_t *r, const core_comm_t *c);
+
 /* Starts fn(a) on a helper thread of rank r over communicator c and
  * returns its request in *request.  Returns MPI_SUCCESS or an error class
  * (nothing started then). */

@@ -4,6 +4,8 @@
 #include "comm/comm.h"
 #include "env/env_crash.h"
 #include "rma/rma.h"
+#include "coll/coll_sched.h"
+#include "ucx/ucx_async.h"
 #include "gpu/gpu.h"
 #include "shm/shm.h"
 #include "core/core_settings.h"
@@ -65,6 +67,8 @@ void env_proc_start(const ucx_job_t *job, int vp, bool any_thread)
             shm_create(job->proc, job->nprocs, core_setting_bool(CORE_SET_SHM));
             p2p_cma_publish();
         }
+        if (core_setting_bool(CORE_SET_NBC_PROGRESS)) /* nonblocking collectives' schedules */
+            ucx_async_init(job->proc, job->nprocs, coll_sched_arrived);
         if (ucx_pmix_fence(true) != 0)
             ucx_pmix_abort(1, "PMIx fence for the UCX address exchange failed");
         if (node_peers) {
@@ -85,6 +89,7 @@ void env_proc_end(void)
     p2p_tally_report();
     fflush(stdout);
     rma_fini(); /* the one-sided worker and progress thread, before the UCX they use goes */
+    ucx_async_fini(); /* the same for nonblocking collectives */
     if (ucx_active()) {
         ucx_close();
         /* nobody destroys its worker while a peer may still flush into it */

@@ -112,7 +112,15 @@ static void check_deadlock(void)
     ucx_pmix_abort(1, msg);
 }
 
-int (*p2p_progress_hook)(void);
+static int (*hooks[P2P_MAX_HOOKS])(void);
+static int nhooks;
+
+void p2p_add_progress_hook(int (*hook)(void))
+{
+    if (nhooks == P2P_MAX_HOOKS)
+        util_fatal("internal error: more than %d progress hooks", P2P_MAX_HOOKS);
+    hooks[nhooks++] = hook;
+}
 
 int p2p_progress(void *unused)
 {
@@ -130,8 +138,9 @@ int p2p_progress(void *unused)
         ucx_deferred = 0;
         n += ucx_progress();
     }
-    if (UTIL_UNLIKELY(p2p_progress_hook != NULL))
-        n += p2p_progress_hook();
+    if (UTIL_UNLIKELY(nhooks != 0))
+        for (int i = 0; i < nhooks; i++)
+            n += hooks[i]();
     if (UTIL_UNLIKELY(p2p_proc.ncopies))
         n += p2p_copies_progress();
     else if (n == 0 && core_proc.nprocs == 1)

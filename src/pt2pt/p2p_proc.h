@@ -15,9 +15,11 @@ void p2p_proc_init(int nranks, int nprocs, int proc);
 void p2p_rank_init(p2p_rank_t *r, int world);
 void p2p_rank_fini(p2p_rank_t *r);
 int p2p_progress(void *unused); /* the PE's progress function */
-/* Called by p2p_progress once set (the one-sided layer, at its first window):
- * nothing is paid for it before. */
-extern int (*p2p_progress_hook)(void);
+/* Functions p2p_progress calls once added (the one-sided layer at its first
+ * window, nonblocking collectives' schedules at their first start): nothing
+ * is paid for them before.  At most P2P_MAX_HOOKS. */
+#define P2P_MAX_HOOKS 4
+void p2p_add_progress_hook(int (*hook)(void));
 
 /* What a rank does while its condition is not met: with other processes in
  * the job and no other rank of this PE ready, poll the network right here

@@ -30,8 +30,11 @@ static int hook(void) { return rma_target_deferred() + rma_net_progress(); }
 
 void rma_progress_start(void)
 {
-    if (!p2p_progress_hook)
-        p2p_progress_hook = hook;
+    static bool added;
+    if (!added) {
+        added = true;
+        p2p_add_progress_hook(hook);
+    }
 }
 
 /* Nobody wakes a rank waiting for one-sided completions (they are counted

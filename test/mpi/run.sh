@@ -57,6 +57,7 @@ coll_ops          all                    0        -
 coll_user_ops     all                    0        -
 coll_args         1x1,1x4,2x4,4x16       0        -
 coll_nb           all                    0        -
+coll_nb_async     all,6x6                0        -
 coll_neighbor     all                    0        -
 coll_alltoallw    all                    0        -
 coll_sizes        all                    0        -

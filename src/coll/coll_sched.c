@@ -1,0 +1,267 @@
+/* The schedule engine of coll_sched.h: matching of schedule messages,
+ * stepping, and completion of the user's request.
+ *
+ * A message names its collective by (communicator context, sequence
+ * number), its receiver by world rank and its exchange by the sender's rank
+ * and the algorithm's tag; a receive posted for it, or the message waiting
+ * for that receive, sits in one hash table under that key (the worker's
+ * lock guards it).  Eager data that comes first is copied; rendezvous data
+ * stays with UCX until the receive names its buffer. */
+#include "coll/coll_sched_impl.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include "pt2pt/p2p.h"
+#include "ucx/ucx_async.h"
+
+typedef struct wire {
+    uint32_t ctx, seq;
+    int32_t src, dst_world, tag;
+} wire_t;
+
+typedef struct entry {
+    struct entry *next;
+    wire_t key;
+    sched_t *s; /* a posted receive: its schedule and buffer */
+    void *buf;
+    size_t len;
+    void *data; /* a message that came first: eager copy, or */
+    void *desc; /* rendezvous descriptor */
+} entry_t;
+
+#define NBUCKETS 4096
+static entry_t *table[NBUCKETS];
+static _Atomic(sched_t *) done_list;
+static bool started;
+/* Schedules of this process started and not completed (the ranks' thread
+ * alone counts them): while there are none its polls leave the worker to the
+ * progress thread, so point-to-point pays a load per poll, not a UCX poll. */
+static int active;
+
+static unsigned bucket(const wire_t *k)
+{
+    uint32_t h = k->ctx * 2654435761u ^ k->seq * 40503u ^ (uint32_t)k->src * 9176u ^ (uint32_t)k->dst_world * 31u ^
+                 (uint32_t)k->tag;
+    return (h ^ (h >> 13)) & (NBUCKETS - 1);
+}
+
+static bool same(const wire_t *a, const wire_t *b)
+{
+    return a->ctx == b->ctx && a->seq == b->seq && a->src == b->src && a->dst_world == b->dst_world &&
+           a->tag == b->tag;
+}
+
+/* Removes and returns the entry of key k whose kind is `posted`, or NULL. */
+static entry_t *take(const wire_t *k, bool posted)
+{
+    for (entry_t **pp = &table[bucket(k)]; *pp; pp = &(*pp)->next) {
+        entry_t *e = *pp;
+        if (same(&e->key, k) && (e->s != NULL) == posted) {
+            *pp = e->next;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static void put(entry_t *e)
+{
+    unsigned b = bucket(&e->key);
+    e->next = table[b];
+    table[b] = e;
+}
+
+static void run(sched_t *s);
+
+static void finish(sched_t *s)
+{
+    sched_t *head = atomic_load(&done_list);
+    do
+        s->next_done = head;
+    while (!atomic_compare_exchange_weak(&done_list, &head, s));
+}
+
+static void op_done(sched_t *s)
+{
+    if (--s->pending == 0) {
+        s->step++;
+        run(s);
+    }
+}
+
+static void op_cb(void *arg, int status)
+{
+    sched_t *s = arg;
+    if (status && !s->err)
+        s->err = MPI_ERR_OTHER;
+    op_done(s);
+}
+
+/* Runs steps until one has operations in flight, or the last is over. */
+static void run(sched_t *s)
+{
+    for (;;) {
+        s->pending = 1; /* an operation that completes while the step posts cannot end it early */
+        if (s->step_fn(s)) {
+            s->pending = 0;
+            finish(s);
+            return;
+        }
+        if (--s->pending > 0)
+            return;
+        s->step++;
+    }
+}
+
+/* The data of a message for a receive of s into buf[len]: eager (data) or
+ * rendezvous (desc). */
+static void deliver(sched_t *s, void *buf, size_t len, const void *data, void *desc, size_t dlen)
+{
+    if (dlen > len && !s->err)
+        s->err = MPI_ERR_TRUNCATE;
+    if (!desc) {
+        if (dlen && len)
+            memcpy(buf, data, dlen < len ? dlen : len);
+        return;
+    }
+    if (dlen > len) {
+        ucx_async_drop(desc);
+        return;
+    }
+    s->pending++;
+    if (ucx_async_recv_data(desc, buf, dlen, op_cb, s) == 0)
+        s->pending--;
+}
+
+void sched_send(sched_t *s, int peer, const void *buf, size_t len, int tag)
+{
+    int world = core_comm_world_rank(s->c, peer);
+    wire_t h = { s->ctx, s->seq, s->me, world, tag };
+    s->pending++;
+    if (ucx_async_send(p2p_proc_of(world), &h, sizeof h, buf, len, op_cb, s) == 0)
+        s->pending--;
+}
+
+void sched_recv(sched_t *s, int peer, void *buf, size_t len, int tag)
+{
+    wire_t k = { s->ctx, s->seq, peer, s->world, tag };
+    entry_t *e = take(&k, false);
+    if (e) {
+        deliver(s, buf, len, e->data, e->desc, e->len);
+        free(e->data);
+        free(e);
+        return;
+    }
+    e = malloc(sizeof *e);
+    if (!e)
+        util_fatal("out of memory for a nonblocking collective");
+    *e = (entry_t){ .key = k, .s = s, .buf = buf, .len = len };
+    put(e);
+    s->pending++;
+}
+
+bool coll_sched_arrived(const void *hdr, size_t hlen, const void *data, void *desc, size_t len)
+{
+    if (hlen != sizeof(wire_t))
+        util_fatal("nonblocking collective message with a header of %zu bytes", hlen);
+    wire_t k;
+    memcpy(&k, hdr, sizeof k);
+    entry_t *e = take(&k, true);
+    if (e) {
+        sched_t *s = e->s;
+        deliver(s, e->buf, e->len, data, desc, len);
+        free(e);
+        op_done(s); /* the posted receive; a rendezvous added its own operation */
+        return false;
+    }
+    e = malloc(sizeof *e);
+    if (!e)
+        util_fatal("out of memory for a nonblocking collective");
+    *e = (entry_t){ .key = k, .len = len, .desc = desc };
+    if (!desc) {
+        e->data = malloc(len ? len : 1);
+        if (!e->data)
+            util_fatal("out of memory for a nonblocking collective");
+        if (len)
+            memcpy(e->data, data, len);
+    }
+    put(e);
+    return desc != NULL;
+}
+
+/* The ranks' thread: progress the worker and complete finished requests. */
+static int hook(void)
+{
+    if (active == 0)
+        return 0;
+    int n = ucx_async_poll();
+    sched_t *l = atomic_exchange(&done_list, NULL), *rev = NULL;
+    while (l) {
+        sched_t *next = l->next_done;
+        l->next_done = rev;
+        rev = l;
+        l = next;
+    }
+    for (; rev; n++) {
+        sched_t *s = rev;
+        rev = s->next_done;
+        sched_unstage(s);
+        free(s->scratch);
+        if (s->err)
+            p2p_req_fail(s->q, s->err);
+        p2p_req_part_done(s->q);
+        free(s);
+        active--;
+    }
+    return n;
+}
+
+bool coll_sched_wanted(const core_comm_t *c)
+{
+    if (!ucx_async_up() || c->remote || coll_nb_capturing())
+        return false;
+    for (int i = 0; i < c->size; i++) /* ranks of one process: the helper threads' direct copies */
+        if (!core_is_local(core_comm_world_rank(c, i)))
+            return true;
+    return false;
+}
+
+sched_t *sched_new(p2p_rank_t *r, core_comm_t *c, sched_step_fn *fn, MPI_Request *request, int *err)
+{
+    *err = MPI_SUCCESS;
+    if (!request) {
+        *err = MPI_ERR_REQUEST;
+        return NULL;
+    }
+    sched_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    p2p_req_t *q = p2p_req_new(r, P2P_REQ_SEND);
+    q->comm = c->handle;
+    q->c = c;
+    q->active = true;
+    q->complete = false;
+    q->pending = 1;
+    q->status.MPI_ERROR = MPI_SUCCESS;
+    if (!c->predefined) /* the user may free the communicator meanwhile */
+        core_comm_retain(c);
+    *s = (sched_t){ .step_fn = fn, .q = q, .c = c, .me = c->rank, .n = c->size, .world = r->core.world,
+                    .ctx = c->ctx, .seq = coll_nb_next_seq(r, c), .red_peer = -1 };
+    *request = q;
+    return s;
+}
+
+void sched_start(sched_t *s)
+{
+    if (!started) {
+        started = true;
+        p2p_add_progress_hook(hook);
+        ucx_async_thread_start();
+    }
+    active++;
+    ucx_async_lock();
+    run(s);
+    ucx_async_unlock();
+}

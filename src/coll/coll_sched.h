@@ -1,0 +1,42 @@
+/* Nonblocking collectives as schedules that progress while ranks compute.
+ *
+ * A helper thread of the rank (coll_nb.c) moves its collective only while
+ * its PE runs it, that is while some rank of the process is inside MPI.
+ * Here a collective is instead a short program of steps, each a set of
+ * sends and receives on the nonblocking collectives' UCX worker
+ * (src/ucx/ucx_async.h); the completion of a step's last operation starts
+ * the next step from the completion callback, on whichever thread
+ * progressed the worker, the process's progress thread included.  The
+ * user's request completes on the ranks' thread (the progress hook).
+ *
+ * Taken for MPI_Ibcast, MPI_Iallreduce (predefined ops on types without
+ * gaps) and MPI_Ialltoall on intracommunicators that span several
+ * processes, when the worker exists (jobs of several processes; off with
+ * AMPI_NBC_PROGRESS=0).  Every member decides alike, from what all of them
+ * share: a rank whose buffer is device memory or whose type has gaps works
+ * on a packed host copy, filled at the call and copied back when the
+ * request completes (on the rank's own thread). */
+#ifndef AMPI_COLL_SCHED_H
+#define AMPI_COLL_SCHED_H
+
+#include "coll/coll_nb.h"
+
+/* Whether the collectives above on c take a schedule (the same answer on
+ * every member). */
+bool coll_sched_wanted(const core_comm_t *c);
+
+/* Start the schedule and return its request; MPI_SUCCESS or an error class.
+ * The arguments have passed the collective's checks. */
+int coll_sched_ibcast(p2p_rank_t *r, core_comm_t *c, void *buf, int count, MPI_Datatype dt, int root,
+                      MPI_Request *request);
+/* sbuf: the input (recvbuf for MPI_IN_PLACE); op->kernel set; op->dt without gaps */
+int coll_sched_iallreduce(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void *rbuf, size_t count,
+                          const coll_op_t *op, MPI_Request *request);
+/* sbuf may be MPI_IN_PLACE */
+int coll_sched_ialltoall(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                         int rcount, MPI_Datatype rdt, MPI_Request *request);
+
+/* The worker's handler of arriving schedule messages (ucx_async_init). */
+bool coll_sched_arrived(const void *hdr, size_t hlen, const void *data, void *desc, size_t len);
+
+#endif

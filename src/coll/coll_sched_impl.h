@@ -1,0 +1,65 @@
+/* What the schedule engine (coll_sched.c) and the algorithms written as
+ * schedules (coll_sched_algo.c) share. */
+#ifndef AMPI_COLL_SCHED_IMPL_H
+#define AMPI_COLL_SCHED_IMPL_H
+
+#include "coll/coll_sched.h"
+
+typedef struct sched sched_t;
+
+/* Posts the operations of step s->step (0 first) with sched_send and
+ * sched_recv; returns true when the collective is over instead.  Called
+ * with the worker's lock held, on any thread, once the previous step's
+ * operations have all completed. */
+typedef bool sched_step_fn(sched_t *s);
+
+struct sched {
+    sched_step_fn *step_fn;
+    int step;
+    int pending;   /* operations of this step not completed (+1 while posting) */
+    int err;       /* first MPI error class */
+    p2p_req_t *q;  /* the user's request */
+    const core_comm_t *c;
+    int me, n, world; /* rank and size in c, our world rank */
+    uint32_t ctx, seq;
+    struct sched *next_done;
+
+    /* the algorithm's own state */
+    const void *sbuf;
+    void *rbuf;
+    size_t bytes, rbytes; /* one block (alltoall: sent, received) */
+    int root;
+    coll_op_t op;
+    size_t count;
+    void *scratch;     /* freed at completion */
+    void *acc, *other; /* allreduce: accumulator and partner's data */
+    int pof2, rem, newrank, mask, red_peer;
+    bool unfolded;
+
+    /* a user buffer behind a host copy (device memory, a type with gaps):
+     * stage (freed at completion) goes back into it when ubytes != 0 */
+    void *stage, *stage_in;
+    void *ubuf;
+    int ucount;
+    MPI_Datatype udt;
+    size_t ubytes;
+};
+
+/* The ranks' thread, at completion: copy the staged result back, free the copies. */
+void sched_unstage(sched_t *s);
+
+/* Send or receive len bytes to/from comm rank peer under message tag tag
+ * (the algorithm's name for the exchange: both sides use the same one). */
+void sched_send(sched_t *s, int peer, const void *buf, size_t len, int tag);
+void sched_recv(sched_t *s, int peer, void *buf, size_t len, int tag);
+
+/* Creates the schedule and its request; nothing runs yet. */
+sched_t *sched_new(p2p_rank_t *r, core_comm_t *c, sched_step_fn *fn, MPI_Request *request, int *err);
+/* Runs its first steps (until one waits) and hands it to the network. */
+void sched_start(sched_t *s);
+
+bool sched_bcast(sched_t *s);
+bool sched_allreduce(sched_t *s);
+bool sched_alltoall(sched_t *s);
+
+#endif

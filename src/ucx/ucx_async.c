@@ -1,0 +1,281 @@
+/* The worker and progress thread of ucx_async.h. */
+#include "ucx/ucx_async.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucp/api/ucp.h>
+#include "ucx/ucx.h"
+#include "ucx/ucx_pmix.h"
+#include "util/util_log.h"
+
+#define ASYNC_ADDR_KEY "ampi.ucx.async"
+#define ASYNC_AM_ID 0
+
+static struct {
+    bool up;
+    int nprocs;
+    ucp_context_h context;
+    ucp_worker_h worker;
+    int efd;
+    ucp_ep_h *eps; /* by process, made on first use */
+    ucx_async_handler_fn handler;
+    pthread_t thread;
+    bool thread_on;
+    _Atomic bool stop;
+    _Atomic unsigned pe_polls; /* bumped by the ranks' thread at each poll */
+} A;
+
+static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct pending {
+    ucx_async_done_fn done;
+    void *arg;
+} pending_t;
+
+static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+                          const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        A.handler(header, header_length, data, NULL, length);
+        return UCS_OK;
+    }
+    /* a descriptor kept for a later ucx_async_recv_data must outlive the call */
+    return A.handler(header, header_length, NULL, data, length) ? UCS_INPROGRESS : UCS_OK;
+}
+
+void ucx_async_init(int proc, int nprocs, ucx_async_handler_fn handler)
+{
+    (void)proc;
+    ucp_config_t *config;
+    if (ucp_config_read(NULL, NULL, &config) != UCS_OK)
+        util_fatal("nonblocking collectives: cannot read the UCX configuration");
+    ucx_config_transports(config); /* one node: no TCP listener */
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
+        .estimated_num_eps = (size_t)nprocs,
+    };
+    ucs_status_t st = ucp_init(&params, config, &A.context);
+    ucp_config_release(config);
+    /* fatal, not a quiet fallback: every process must take the same path */
+    if (st != UCS_OK)
+        util_fatal("nonblocking collectives' UCX context: %s (AMPI_NBC_PROGRESS=0 does without it)",
+                   ucs_status_string(st));
+    ucp_worker_params_t wp = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_SERIALIZED, /* under lk, from any thread */
+    };
+    st = ucp_worker_create(A.context, &wp, &A.worker);
+    if (st != UCS_OK)
+        util_fatal("nonblocking collectives' worker: %s", ucs_status_string(st));
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                      UCP_AM_HANDLER_PARAM_FIELD_CB,
+        .id = ASYNC_AM_ID,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+        .cb = am_cb,
+    };
+    st = ucp_worker_set_am_recv_handler(A.worker, &hp);
+    if (st != UCS_OK)
+        util_fatal("nonblocking collectives' handler: %s", ucs_status_string(st));
+    ucp_address_t *addr;
+    size_t alen;
+    st = ucp_worker_get_address(A.worker, &addr, &alen);
+    if (st != UCS_OK)
+        util_fatal("nonblocking collectives' worker address: %s", ucs_status_string(st));
+    if (ucx_pmix_put(ASYNC_ADDR_KEY, addr, alen) != 0)
+        util_fatal("cannot publish the nonblocking collectives' worker address through PMIx");
+    ucp_worker_release_address(A.worker, addr);
+    A.eps = calloc((size_t)nprocs, sizeof *A.eps);
+    if (!A.eps)
+        util_fatal("out of memory");
+    A.efd = -1;
+    if (ucp_worker_get_efd(A.worker, &A.efd) != UCS_OK)
+        A.efd = -1;
+    A.nprocs = nprocs;
+    A.handler = handler;
+    A.up = true;
+}
+
+bool ucx_async_up(void) { return A.up; }
+void ucx_async_lock(void) { pthread_mutex_lock(&lk); }
+void ucx_async_unlock(void) { pthread_mutex_unlock(&lk); }
+
+static ucp_ep_h ep_of(int proc)
+{
+    if (A.eps[proc])
+        return A.eps[proc];
+    void *addr;
+    size_t alen;
+    if (ucx_pmix_get(proc, ASYNC_ADDR_KEY, &addr, &alen) != 0)
+        util_fatal("no nonblocking collectives' address for process %d in PMIx", proc);
+    ucp_ep_params_t ep_params = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+        .address = addr,
+        .err_mode = UCP_ERR_HANDLING_MODE_NONE,
+    };
+    ucs_status_t st = ucp_ep_create(A.worker, &ep_params, &A.eps[proc]);
+    free(addr);
+    if (st != UCS_OK)
+        util_fatal("nonblocking collectives' endpoint to process %d: %s", proc, ucs_status_string(st));
+    return A.eps[proc];
+}
+
+static void send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    pending_t *p = user_data;
+    p->done(p->arg, status == UCS_OK ? 0 : (int)status);
+    free(p);
+    ucp_request_free(request);
+}
+
+static void recv_cb(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+    (void)length;
+    send_cb(request, status, user_data);
+}
+
+static pending_t *pending_new(ucx_async_done_fn done, void *arg)
+{
+    pending_t *p = malloc(sizeof *p);
+    if (!p)
+        util_fatal("out of memory");
+    *p = (pending_t){ done, arg };
+    return p;
+}
+
+/* 0 when req finished at once (p freed), 1 when p's callback comes later. */
+static int settle(void *req, pending_t *p, const char *what)
+{
+    if (UCS_PTR_IS_ERR(req))
+        util_fatal("nonblocking collective %s: %s", what, ucs_status_string(UCS_PTR_STATUS(req)));
+    if (req == NULL) {
+        free(p);
+        return 0;
+    }
+    return 1;
+}
+
+int ucx_async_send(int proc, const void *hdr, size_t hlen, const void *data, size_t len, ucx_async_done_fn done,
+                   void *arg)
+{
+    pending_t *p = pending_new(done, arg);
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS,
+        .cb.send = send_cb,
+        .user_data = p,
+        .flags = UCP_AM_SEND_FLAG_COPY_HEADER,
+    };
+    return settle(ucp_am_send_nbx(ep_of(proc), ASYNC_AM_ID, hdr, hlen, data, len, &prm), p, "send");
+}
+
+int ucx_async_recv_data(void *desc, void *buf, size_t len, ucx_async_done_fn done, void *arg)
+{
+    pending_t *p = pending_new(done, arg);
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.recv_am = recv_cb,
+        .user_data = p,
+    };
+    return settle(ucp_am_recv_data_nbx(A.worker, desc, buf, len, &prm), p, "receive");
+}
+
+void ucx_async_drop(void *desc) { ucp_am_data_release(A.worker, desc); }
+
+int ucx_async_poll(void)
+{
+    if (!A.up)
+        return 0;
+    atomic_store_explicit(&A.pe_polls, atomic_load_explicit(&A.pe_polls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (pthread_mutex_trylock(&lk) != 0)
+        return 0; /* the progress thread is at it */
+    int n = (int)ucp_worker_progress(A.worker);
+    pthread_mutex_unlock(&lk);
+    return n;
+}
+
+/* As the one-sided progress thread (src/rma/rma_net.c): it stands aside
+ * while the ranks' thread polls, polls while nobody does, and sleeps in the
+ * worker's wakeup descriptor (1 ms at most) once the worker stays quiet. */
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    unsigned idle = 0, seen = atomic_load(&A.pe_polls);
+    struct timespec nap = { 0, 50000 };
+    while (!atomic_load_explicit(&A.stop, memory_order_relaxed)) {
+        unsigned now = atomic_load_explicit(&A.pe_polls, memory_order_relaxed);
+        if (now != seen) {
+            seen = now;
+            idle = 0;
+            nanosleep(&nap, NULL);
+            continue;
+        }
+        pthread_mutex_lock(&lk);
+        unsigned n = ucp_worker_progress(A.worker);
+        ucs_status_t armed = UCS_ERR_BUSY;
+        if (!n && ++idle >= 64 && A.efd >= 0)
+            armed = ucp_worker_arm(A.worker);
+        pthread_mutex_unlock(&lk);
+        if (n) {
+            idle = 0;
+        } else if (idle >= 64) {
+            if (armed == UCS_OK) {
+                struct pollfd p = { .fd = A.efd, .events = POLLIN };
+                poll(&p, 1, 1);
+            } else if (A.efd < 0) {
+                nanosleep(&nap, NULL);
+            }
+        }
+    }
+    return NULL;
+}
+
+void ucx_async_thread_start(void)
+{
+    if (!A.up || A.thread_on)
+        return;
+    atomic_store(&A.stop, false);
+    if (pthread_create(&A.thread, NULL, thread_main, NULL) == 0)
+        A.thread_on = true;
+}
+
+void ucx_async_fini(void)
+{
+    if (!A.up)
+        return;
+    if (A.thread_on) {
+        atomic_store(&A.stop, true);
+        pthread_join(A.thread, NULL);
+        A.thread_on = false;
+    }
+    ucp_request_param_t prm = { .op_attr_mask = 0 };
+    void *r = ucp_worker_flush_nbx(A.worker, &prm);
+    if (UCS_PTR_IS_PTR(r)) {
+        while (ucp_request_check_status(r) == UCS_INPROGRESS)
+            ucp_worker_progress(A.worker);
+        ucp_request_free(r);
+    }
+    /* every rank has passed MPI_Finalize's barrier, so no collective is
+     * under way, and a peer may already be gone: nothing waits for it */
+    ucp_request_param_t force = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE };
+    for (int i = 0; i < A.nprocs; i++) {
+        if (!A.eps[i])
+            continue;
+        void *c = ucp_ep_close_nbx(A.eps[i], &force);
+        if (UCS_PTR_IS_PTR(c)) {
+            while (ucp_request_check_status(c) == UCS_INPROGRESS)
+                ucp_worker_progress(A.worker);
+            ucp_request_free(c);
+        }
+    }
+    free(A.eps);
+    ucp_worker_destroy(A.worker);
+    ucp_cleanup(A.context);
+    A.up = false;
+}

@@ -1,0 +1,219 @@
+/* coll_nb_async.c - MPI_Ibcast, MPI_Iallreduce and MPI_Ialltoall progress
+ * while the ranks compute, and move the right data.
+ *
+ * Part 1 (data): several collectives outstanding at once on MPI_COMM_WORLD
+ * and on a split communicator whose ranks come in reverse order, with
+ * MPI_IN_PLACE, roots that move, sizes from one element to rendezvous, then
+ * completed by MPI_Waitall or an MPI_Test loop; every element is checked.
+ *
+ * Part 2 (progress; jobs of several processes): rank 0 is the last rank
+ * to start each collective (every other rank starts it and tells rank 0
+ * so), then computes without calling MPI until its own result buffer holds
+ * the whole result, or a generous bound passes (a failure).  Rank 0's PE is
+ * held meanwhile, so neither rank 0 nor the other ranks of its process enter
+ * MPI: the result can only arrive if their process moves the collective on
+ * its own (the progress thread).  With one process the ranks could not
+ * even start, so there part 2 runs without the computing loop. */
+#include <stdbool.h>
+#include <time.h>
+#include "mpitest.h"
+
+#define BAIL_S 60.0
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int bval(int root, int it, size_t i) { return (int)(mt_hash((uint32_t)root, 7, (uint32_t)i, (uint32_t)it) >> 1); }
+static int aval(int src, int dst, size_t j, int it) { return (int)(mt_hash((uint32_t)src, (uint32_t)dst, (uint32_t)j, (uint32_t)it) >> 1); }
+static int sum_val(int n, size_t i) { return (int)(i % 97 + 1) * n * (n + 1) / 2; }
+static double max_val(int n, size_t i)
+{
+    double m = -1;
+    for (int r = 0; r < n; r++) {
+        double v = (double)((r * 7 + (int)i) % (n + 3));
+        m = v > m ? v : m;
+    }
+    return m;
+}
+
+typedef struct bufs {
+    int *bc, *ars, *arr, *a2s, *a2r, *a2ip;
+    double *armax;
+} bufs_t;
+
+static int check_int(int rank, const char *what, const int *got, size_t n, int (*want)(const void *, size_t),
+                     const void *ctx)
+{
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want(ctx, i))
+            return mt_fail(rank, "%s: element %zu is %d, expected %d", what, i, got[i], want(ctx, i));
+    return 0;
+}
+
+typedef struct ctx {
+    int a, b, c, n;
+} ctx_t;
+static int want_b(const void *p, size_t i) { const ctx_t *c = p; return bval(c->a, c->b, i); }
+static int want_sum(const void *p, size_t i) { const ctx_t *c = p; return sum_val(c->n, i); }
+/* alltoall: element i of the receive buffer, blocks of c->c elements from each rank */
+static int want_a2(const void *p, size_t i)
+{
+    const ctx_t *c = p;
+    return aval((int)(i / (size_t)c->c), c->a, i % (size_t)c->c, c->b);
+}
+
+static int part1(int rank, int size, MPI_Comm split, int it, size_t n, bool use_test)
+{
+    int errs = 0, cs, cr;
+    MPI_Comm_size(split, &cs);
+    MPI_Comm_rank(split, &cr);
+    size_t blk = n / (size_t)size ? n / (size_t)size : 1;
+    bufs_t b;
+    b.bc = malloc(n * sizeof(int));
+    b.ars = malloc(n * sizeof(int));
+    b.arr = malloc(n * sizeof(int));
+    b.armax = malloc(n * sizeof(double));
+    b.a2s = malloc(blk * (size_t)size * sizeof(int));
+    b.a2r = malloc(blk * (size_t)size * sizeof(int));
+    b.a2ip = malloc(blk * (size_t)cs * sizeof(int));
+    int root = it % size;
+    for (size_t i = 0; i < n; i++) {
+        b.bc[i] = rank == root ? bval(root, it, i) : -1;
+        b.ars[i] = (rank + 1) * (int)(i % 97 + 1);
+        b.arr[i] = -1;
+        b.armax[i] = (double)((cr * 7 + (int)i) % (cs + 3));
+    }
+    for (int d = 0; d < size; d++)
+        for (size_t j = 0; j < blk; j++) {
+            b.a2s[(size_t)d * blk + j] = aval(rank, d, j, it);
+            b.a2r[(size_t)d * blk + j] = -1;
+        }
+    for (int d = 0; d < cs; d++)
+        for (size_t j = 0; j < blk; j++)
+            b.a2ip[(size_t)d * blk + j] = aval(cr, d, j, it + 1000);
+    MPI_Request req[5];
+    MPI_Ibcast(b.bc, (int)n, MPI_INT, root, MPI_COMM_WORLD, &req[0]);
+    MPI_Iallreduce(MPI_IN_PLACE, b.armax, (int)n, MPI_DOUBLE, MPI_MAX, split, &req[1]);
+    MPI_Iallreduce(b.ars, b.arr, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[2]);
+    MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b.a2ip, (int)blk, MPI_INT, split, &req[3]);
+    MPI_Ialltoall(b.a2s, (int)blk, MPI_INT, b.a2r, (int)blk, MPI_INT, MPI_COMM_WORLD, &req[4]);
+    if (use_test) {
+        int flag = 0;
+        while (!flag)
+            MPI_Testall(5, req, &flag, MPI_STATUSES_IGNORE);
+    } else {
+        MPI_Waitall(5, req, MPI_STATUSES_IGNORE);
+    }
+    ctx_t cb = { root, it, 0, size }, cs_ = { 0, 0, 0, size }, ca = { rank, it, (int)blk, size },
+          cip = { cr, it + 1000, (int)blk, cs };
+    errs += check_int(rank, "Ibcast", b.bc, n, want_b, &cb);
+    errs += check_int(rank, "Iallreduce(SUM)", b.arr, n, want_sum, &cs_);
+    errs += check_int(rank, "Ialltoall", b.a2r, blk * (size_t)size, want_a2, &ca);
+    errs += check_int(rank, "Ialltoall(IN_PLACE)", b.a2ip, blk * (size_t)cs, want_a2, &cip);
+    for (size_t i = 0; i < n; i++)
+        if (b.armax[i] != max_val(cs, i)) {
+            errs += mt_fail(rank, "Iallreduce(MAX, IN_PLACE): element %zu is %g, expected %g", i, b.armax[i],
+                            max_val(cs, i));
+            break;
+        }
+    free(b.bc);
+    free(b.ars);
+    free(b.arr);
+    free(b.armax);
+    free(b.a2s);
+    free(b.a2r);
+    free(b.a2ip);
+    return errs;
+}
+
+enum { K_BCAST, K_ALLRED, K_ALLTOALL, NKINDS };
+static const char *const kname[NKINDS] = { "Ibcast", "Iallreduce", "Ialltoall" };
+
+/* Whether buf holds the whole result (volatile: the progress thread writes it). */
+static bool complete(int kind, const volatile int *buf, size_t len, const ctx_t *c)
+{
+    for (size_t i = len; i-- > 0;) { /* the last elements arrive last */
+        int w = kind == K_BCAST ? want_b(c, i) : kind == K_ALLRED ? want_sum(c, i) : want_a2(c, i);
+        if (buf[i] != w)
+            return false;
+    }
+    return true;
+}
+
+static int part2(int rank, int size, int kind, size_t n, bool concurrent, int it)
+{
+    int errs = 0, root = size - 1;
+    size_t blk = n / (size_t)size ? n / (size_t)size : 1;
+    size_t len = kind == K_ALLTOALL ? blk * (size_t)size : n;
+    int *sb = malloc(len * sizeof(int)), *rb = malloc(len * sizeof(int));
+    ctx_t c = { kind == K_BCAST ? root : rank, it, (int)blk, size };
+    for (size_t i = 0; i < len; i++) {
+        rb[i] = -1;
+        if (kind == K_BCAST)
+            rb[i] = rank == root ? bval(root, it, i) : -1;
+        else if (kind == K_ALLRED)
+            sb[i] = (rank + 1) * (int)(i % 97 + 1);
+        else
+            sb[i] = aval(rank, (int)(i / blk), i % blk, it);
+    }
+    if (rank != 0) { /* start, then let rank 0 know */
+        MPI_Request q;
+        if (kind == K_BCAST)
+            MPI_Ibcast(rb, (int)n, MPI_INT, root, MPI_COMM_WORLD, &q);
+        else if (kind == K_ALLRED)
+            MPI_Iallreduce(sb, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+        else
+            MPI_Ialltoall(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
+        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    } else {
+        for (int i = 1; i < size; i++)
+            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Request q;
+        if (kind == K_BCAST)
+            MPI_Ibcast(rb, (int)n, MPI_INT, root, MPI_COMM_WORLD, &q);
+        else if (kind == K_ALLRED)
+            MPI_Iallreduce(sb, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+        else
+            MPI_Ialltoall(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
+        if (concurrent && size > 1) { /* compute: no MPI call until the result is there */
+            double t0 = now();
+            while (!complete(kind, rb, len, &c) && now() - t0 < BAIL_S)
+                ;
+            if (!complete(kind, rb, len, &c))
+                errs += mt_fail(rank, "%s of %zu ints did not progress while rank 0 computed", kname[kind], n);
+        }
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    }
+    if (!complete(kind, rb, len, &c))
+        errs += mt_fail(rank, "%s of %zu ints: wrong result", kname[kind], n);
+    free(sb);
+    free(rb);
+    return errs;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = mt_rank(), size = mt_size(), errs = 0;
+    MPI_Comm split;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
+    const size_t sizes[] = { 1, 1000, 70000 };
+    int it = 0;
+    for (int s = 0; s < 3 && !errs; s++)
+        for (int rep = 0; rep < 2 && !errs; rep++, it++)
+            errs += part1(rank, size, split, it, sizes[s], rep == 1);
+    const char *ls = getenv("AMPI_LOCAL_SIZE");
+    bool concurrent = ls && atoi(ls) > 1;
+    for (int kind = 0; kind < NKINDS && !errs; kind++)
+        for (int s = 0; s < 3 && !errs; s++, it++)
+            errs += part2(rank, size, kind, sizes[s], concurrent, it);
+    MPI_Comm_free(&split);
+    mt_finish(errs, "coll_nb_async OK");
+    MPI_Finalize();
+    return 0;
+}
