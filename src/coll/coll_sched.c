@@ -220,8 +220,11 @@ bool coll_sched_wanted(const core_comm_t *c)
 {
     if (!ucx_async_up() || c->remote || coll_nb_capturing())
         return false;
-    for (int i = 0; i < c->size; i++) /* ranks of one process: the helper threads' direct copies */
-        if (!core_is_local(core_comm_world_rank(c, i)))
+    /* ranks of one process keep the helper threads' direct copies */
+    if (!c->members) /* world ranks 0 .. size-1 */
+        return core_proc.first != 0 || c->size > core_proc.nlocal;
+    for (int i = c->size; i-- > 0;) /* ranks fill processes in blocks: the last is the likeliest elsewhere */
+        if (!core_is_local(c->members[i]))
             return true;
     return false;
 }
