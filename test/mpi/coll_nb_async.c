@@ -6,6 +6,10 @@
  * MPI_IN_PLACE, roots that move, sizes from one element to rendezvous, then
  * completed by MPI_Waitall or an MPI_Test loop; every element is checked.
  *
+ * Part 1b: ranks of one collective with different layouts of the same
+ * signature: odd ranks receive an Ibcast and an Ialltoall's blocks into
+ * strided types (every other int), even ranks into contiguous ints.
+ *
  * Part 2 (progress; jobs of several processes): rank 0 is the last rank
  * to start each collective (every other rank starts it and tells rank 0
  * so), then computes without calling MPI until its own result buffer holds
@@ -130,6 +134,62 @@ static int part1(int rank, int size, MPI_Comm split, int it, size_t n, bool use_
     return errs;
 }
 
+/* Part 1b: a vector of n ints, stride 2, resized to extent 2n ints. */
+static MPI_Datatype strided(int n)
+{
+    MPI_Datatype v, t;
+    MPI_Type_vector(n, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n * sizeof(int)), &t);
+    MPI_Type_free(&v);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static int part1b(int rank, int size, int it, int n)
+{
+    int errs = 0, root = size - 1, blk = n / size ? n / size : 1;
+    bool odd = rank % 2;
+    int *bc = malloc(2 * (size_t)n * sizeof(int)), *sb = malloc((size_t)blk * size * sizeof(int));
+    int *rb = malloc(2 * (size_t)blk * size * sizeof(int));
+    for (int i = 0; i < 2 * n; i++)
+        bc[i] = -7;
+    for (int i = 0; i < 2 * blk * size; i++)
+        rb[i] = -7;
+    for (int i = 0; i < n && rank == root; i++)
+        bc[odd ? 2 * i : i] = bval(root, it, (size_t)i);
+    for (int d = 0; d < size; d++)
+        for (int j = 0; j < blk; j++)
+            sb[d * blk + j] = aval(rank, d, (size_t)j, it);
+    MPI_Datatype bt = strided(n), at = strided(blk);
+    MPI_Request q[2];
+    MPI_Ibcast(bc, odd ? 1 : n, odd ? bt : MPI_INT, root, MPI_COMM_WORLD, &q[0]);
+    MPI_Ialltoall(sb, blk, MPI_INT, rb, odd ? 1 : blk, odd ? at : MPI_INT, MPI_COMM_WORLD, &q[1]);
+    MPI_Type_free(&bt); /* freed before completion: the library keeps what it needs */
+    MPI_Type_free(&at);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < n; i++) {
+        int got = bc[odd ? 2 * i : i], gap = odd ? bc[2 * i + 1] : -7;
+        if (got != bval(root, it, (size_t)i) || gap != -7) {
+            errs += mt_fail(rank, "Ibcast into %s: element %d is %d (gap %d)", odd ? "a strided type" : "ints", i,
+                            got, gap);
+            break;
+        }
+    }
+    for (int s = 0; s < size && !errs; s++)
+        for (int j = 0; j < blk; j++) {
+            int at_ = odd ? 2 * (s * blk + j) : s * blk + j, gap = odd ? rb[at_ + 1] : -7;
+            if (rb[at_] != aval(s, rank, (size_t)j, it) || gap != -7) {
+                errs += mt_fail(rank, "Ialltoall into %s: block %d element %d is %d (gap %d)",
+                                odd ? "a strided type" : "ints", s, j, rb[at_], gap);
+                break;
+            }
+        }
+    free(bc);
+    free(sb);
+    free(rb);
+    return errs;
+}
+
 enum { K_BCAST, K_ALLRED, K_ALLTOALL, NKINDS };
 static const char *const kname[NKINDS] = { "Ibcast", "Iallreduce", "Ialltoall" };
 
@@ -207,6 +267,8 @@ int main(int argc, char **argv)
     for (int s = 0; s < 3 && !errs; s++)
         for (int rep = 0; rep < 2 && !errs; rep++, it++)
             errs += part1(rank, size, split, it, sizes[s], rep == 1);
+    for (int s = 0; s < 3 && !errs; s++, it++)
+        errs += part1b(rank, size, it, (int)sizes[s]);
     const char *ls = getenv("AMPI_LOCAL_SIZE");
     bool concurrent = ls && atoi(ls) > 1;
     for (int kind = 0; kind < NKINDS && !errs; kind++)
