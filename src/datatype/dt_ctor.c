@@ -161,50 +161,44 @@ int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype 
     return hvector(count, blocklength, stride, old, newtype, "MPI_Type_hvector");
 }
 
+/* The indexed family: blocklength bls[i] (block: bl for each) at
+ * displacement idisp[i] extents of old (NULL: adisp[i] bytes, hindexed);
+ * the contents list the arguments in the order MPI gives for each
+ * combiner. */
+static int indexed(int count, bool block, const int *bls, int bl, const int *idisp, const MPI_Aint *adisp,
+                   MPI_Datatype old, MPI_Datatype *newtype, const char *fn)
+{
+    static const int combiner[2][2] = { { MPI_COMBINER_HINDEXED, MPI_COMBINER_INDEXED },
+                                        { MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_INDEXED_BLOCK } };
+    const dt_type_t *v;
+    dt_type_t *d = NULL;
+    int nbls = block ? 1 : count, err = dt_ctor_check(count, old, newtype, &v);
+    if (!err && count > 0 && ((!block && !bls) || (!idisp && !adisp)))
+        err = MPI_ERR_ARG;
+    if (!err)
+        err = build_list(count, block ? NULL : bls, bl, idisp, adisp, v, &d);
+    if (!err && !(err = dt_contents_init(d, combiner[block][idisp != NULL], 1 + nbls + (idisp ? count : 0),
+                                         adisp ? count : 0, 1))) {
+        int *ints = d->ints;
+        *ints++ = count;
+        for (int i = 0; i < nbls; i++)
+            *ints++ = block ? bl : bls[i];
+        for (int i = 0; idisp && i < count; i++)
+            *ints++ = idisp[i];
+        for (int i = 0; adisp && i < count; i++)
+            d->aints[i] = adisp[i];
+        d->types[0] = old;
+        dt_contents_retain(d, 1);
+    }
+    return dt_ctor_finish(d, err, newtype, fn);
+}
+
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displs[], MPI_Datatype old,
                       MPI_Datatype *newtype)
 {
     RANK_HOST_GUARD;
-    const dt_type_t *v;
-    dt_type_t *d = NULL;
-    int err = dt_ctor_check(count, old, newtype, &v);
-    if (!err && count > 0 && (!blocklengths || !displs))
-        err = MPI_ERR_ARG;
-    if (!err)
-        err = build_list(count, blocklengths, 0, displs, NULL, v, &d);
-    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_INDEXED, 1 + 2 * count, 0, 1))) {
-        d->ints[0] = count;
-        for (int i = 0; i < count; i++) {
-            d->ints[1 + i] = blocklengths[i];
-            d->ints[1 + count + i] = displs[i];
-        }
-        d->types[0] = old;
-        dt_contents_retain(d, 1);
-    }
-    return dt_ctor_finish(d, err, newtype, "MPI_Type_indexed");
-}
-
-static int hindexed(int count, const int blocklengths[], const MPI_Aint displs[], MPI_Datatype old,
-                    MPI_Datatype *newtype, const char *fn)
-{
-    const dt_type_t *v;
-    dt_type_t *d = NULL;
-    int err = dt_ctor_check(count, old, newtype, &v);
-    if (!err && count > 0 && (!blocklengths || !displs))
-        err = MPI_ERR_ARG;
-    if (!err)
-        err = build_list(count, blocklengths, 0, NULL, displs, v, &d);
-    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_HINDEXED, 1 + count, count, 1))) {
-        d->ints[0] = count;
-        for (int i = 0; i < count; i++) {
-            d->ints[1 + i] = blocklengths[i];
-            d->aints[i] = displs[i];
-        }
-        d->types[0] = old;
-        dt_contents_retain(d, 1);
-    }
-    return dt_ctor_finish(d, err, newtype, fn);
+    return indexed(count, false, blocklengths, 0, displs, NULL, old, newtype, "MPI_Type_indexed");
 }
 
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
@@ -212,7 +206,7 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Ain
                               MPI_Datatype *newtype)
 {
     RANK_HOST_GUARD;
-    return hindexed(count, blocklengths, displs, old, newtype, "MPI_Type_create_hindexed");
+    return indexed(count, false, blocklengths, 0, NULL, displs, old, newtype, "MPI_Type_create_hindexed");
 }
 
 #pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
@@ -220,7 +214,7 @@ int PMPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displ
                        MPI_Datatype *newtype)
 {
     RANK_HOST_GUARD;
-    return hindexed(count, blocklengths, displs, old, newtype, "MPI_Type_hindexed");
+    return indexed(count, false, blocklengths, 0, NULL, displs, old, newtype, "MPI_Type_hindexed");
 }
 
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
@@ -228,22 +222,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[
                                    MPI_Datatype *newtype)
 {
     RANK_HOST_GUARD;
-    const dt_type_t *v;
-    dt_type_t *d = NULL;
-    int err = dt_ctor_check(count, old, newtype, &v);
-    if (!err && count > 0 && !displs)
-        err = MPI_ERR_ARG;
-    if (!err)
-        err = build_list(count, NULL, blocklength, displs, NULL, v, &d);
-    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_INDEXED_BLOCK, 2 + count, 0, 1))) {
-        d->ints[0] = count;
-        d->ints[1] = blocklength;
-        for (int i = 0; i < count; i++)
-            d->ints[2 + i] = displs[i];
-        d->types[0] = old;
-        dt_contents_retain(d, 1);
-    }
-    return dt_ctor_finish(d, err, newtype, "MPI_Type_create_indexed_block");
+    return indexed(count, true, NULL, blocklength, displs, NULL, old, newtype, "MPI_Type_create_indexed_block");
 }
 
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
@@ -251,20 +230,5 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint d
                                     MPI_Datatype *newtype)
 {
     RANK_HOST_GUARD;
-    const dt_type_t *v;
-    dt_type_t *d = NULL;
-    int err = dt_ctor_check(count, old, newtype, &v);
-    if (!err && count > 0 && !displs)
-        err = MPI_ERR_ARG;
-    if (!err)
-        err = build_list(count, NULL, blocklength, NULL, displs, v, &d);
-    if (!err && !(err = dt_contents_init(d, MPI_COMBINER_HINDEXED_BLOCK, 2, count, 1))) {
-        d->ints[0] = count;
-        d->ints[1] = blocklength;
-        for (int i = 0; i < count; i++)
-            d->aints[i] = displs[i];
-        d->types[0] = old;
-        dt_contents_retain(d, 1);
-    }
-    return dt_ctor_finish(d, err, newtype, "MPI_Type_create_hindexed_block");
+    return indexed(count, true, NULL, blocklength, NULL, displs, old, newtype, "MPI_Type_create_hindexed_block");
 }

@@ -66,12 +66,15 @@ static int test_contents(int rank)
 {
     int errs = 0, ni, na, nt, comb, ints[16];
     MPI_Aint aints[4];
-    MPI_Datatype types[4], v, h, idx, st, sub, res;
+    MPI_Datatype types[4], v, h, idx, hidx, iblk, hblk, st, sub, res;
     MPI_Type_vector(4, 3, 7, MPI_FLOAT, &v);
     MPI_Type_create_hvector(2, 1, 48, v, &h);
     int bl[] = { 2, 5 }, dp[] = { 9, 1 };
     MPI_Type_indexed(2, bl, dp, MPI_SHORT, &idx);
     MPI_Aint sd[] = { 0, 40 };
+    MPI_Type_create_hindexed(2, bl, sd, MPI_SHORT, &hidx);
+    MPI_Type_create_indexed_block(2, 3, dp, MPI_SHORT, &iblk);
+    MPI_Type_create_hindexed_block(2, 3, sd, idx, &hblk);
     MPI_Datatype stt[] = { MPI_DOUBLE, h };
     MPI_Type_create_struct(2, bl, sd, stt, &st);
     int sizes[] = { 6, 7, 8 }, subs[] = { 1, 7, 8 }, starts[] = { 5, 0, 0 };
@@ -87,6 +90,9 @@ static int test_contents(int rank)
         { v, MPI_COMBINER_VECTOR, 3, 0, 1, { 4, 3, 7 }, { 0 }, { MPI_FLOAT } },
         { h, MPI_COMBINER_HVECTOR, 2, 1, 1, { 2, 1 }, { 48 }, { v } },
         { idx, MPI_COMBINER_INDEXED, 5, 0, 1, { 2, 2, 5, 9, 1 }, { 0 }, { MPI_SHORT } },
+        { hidx, MPI_COMBINER_HINDEXED, 3, 2, 1, { 2, 2, 5 }, { 0, 40 }, { MPI_SHORT } },
+        { iblk, MPI_COMBINER_INDEXED_BLOCK, 4, 0, 1, { 2, 3, 9, 1 }, { 0 }, { MPI_SHORT } },
+        { hblk, MPI_COMBINER_HINDEXED_BLOCK, 2, 2, 1, { 2, 3 }, { 0, 40 }, { idx } },
         { st, MPI_COMBINER_STRUCT, 3, 2, 2, { 2, 2, 5 }, { 0, 40 }, { MPI_DOUBLE, h } },
         { sub, MPI_COMBINER_SUBARRAY, 11, 0, 1, { 3, 6, 7, 8, 1, 7, 8, 5, 0, 0, MPI_ORDER_C }, { 0 }, { MPI_INT } },
         { res, MPI_COMBINER_RESIZED, 0, 2, 1, { 0 }, { 8, 1000 }, { sub } },
@@ -115,8 +121,8 @@ static int test_contents(int rank)
     MPI_Type_get_envelope(MPI_INT, &ni, &na, &nt, &comb);
     if (comb != MPI_COMBINER_NAMED || ni || na || nt)
         errs += mt_fail(rank, "envelope of MPI_INT: combiner %d", comb);
-    MPI_Datatype all[] = { v, h, idx, st, sub, res };
-    for (int i = 0; i < 6; i++)
+    MPI_Datatype all[] = { v, h, idx, hidx, iblk, hblk, st, sub, res };
+    for (int i = 0; i < (int)(sizeof all / sizeof all[0]); i++)
         MPI_Type_free(&all[i]);
     return errs;
 }
