@@ -6,14 +6,19 @@
  * Errors found at the call name MPI_Ixxx.  No info hint changes anything. */
 #include "coll/coll_nb.h"
 
+/* err, of a call made with capturing on; capturing ends here. */
+static int captured(int err)
+{
+    coll_nb_capture(false);
+    return err;
+}
+
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ibarrier(comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ibarrier(comm, request));
 }
 
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
@@ -22,9 +27,7 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ibcast(buffer, count, datatype, root, comm, request));
 }
 
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
@@ -33,9 +36,7 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
@@ -44,9 +45,7 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 #pragma weak MPI_Gather_init = PMPI_Gather_init
@@ -55,9 +54,7 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
@@ -67,9 +64,8 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                                  request));
 }
 
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
@@ -78,9 +74,7 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
@@ -90,10 +84,8 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                              request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                                   request));
 }
 
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
@@ -102,9 +94,7 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
@@ -114,9 +104,8 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                     request));
 }
 
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
@@ -125,9 +114,7 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
@@ -137,10 +124,8 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                               request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                    comm, request));
 }
 
 #pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
@@ -150,10 +135,8 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
-                               request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                    comm, request));
 }
 
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
@@ -162,9 +145,7 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
@@ -173,9 +154,7 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 
 #pragma weak MPI_Scan_init = PMPI_Scan_init
@@ -184,9 +163,7 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
@@ -195,9 +172,7 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
@@ -207,9 +182,8 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                             request));
 }
 
 #pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
@@ -219,10 +193,8 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                                         request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                              comm, request));
 }
 
 #pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
@@ -232,9 +204,7 @@ int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 #pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
@@ -244,10 +214,8 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                                        recvtype, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                             recvtype, comm, request));
 }
 
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
@@ -258,8 +226,6 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
 {
     (void)info;
     coll_nb_capture(true);
-    int err = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                                        recvtypes, comm, request);
-    coll_nb_capture(false);
-    return err;
+    return captured(PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                             recvtypes, comm, request));
 }
