@@ -7,13 +7,6 @@
 #include "rma/rma.h"
 #include "rma/rma_internal.h"
 
-#define RMA_WIN(W, H, FN)                                        \
-    P2P_ENTER(r_, FN);                                           \
-    (void)r_;                                                    \
-    rma_win_t *W = rma_win_of(H);                                \
-    if (!W)                                                      \
-    return core_error(NULL, MPI_ERR_WIN, FN)
-
 /* ---- error handlers ---- */
 
 /* User handlers of windows: handles from RMA_ERRH_FIRST, process-wide. */

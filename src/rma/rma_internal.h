@@ -2,7 +2,17 @@
 #ifndef AMPI_RMA_INTERNAL_H
 #define AMPI_RMA_INTERNAL_H
 
+#include "pt2pt/p2p_api.h"
 #include "rma/rma.h"
+
+/* In an MPI_Win_* call: the calling rank's window W of handle H, or
+ * return MPI_ERR_WIN (there is no window whose error handler could run). */
+#define RMA_WIN(W, H, FN)                                                                                      \
+    P2P_ENTER(r_, FN);                                                                                         \
+    (void)r_;                                                                                                  \
+    rma_win_t *W = rma_win_of(H);                                                                              \
+    if (!W)                                                                                                    \
+    return core_error(NULL, MPI_ERR_WIN, FN)
 
 /* Hook the one-sided worker into the ranks' progress (first window). */
 void rma_progress_start(void);

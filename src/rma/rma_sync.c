@@ -18,13 +18,6 @@
 #include "rma/rma.h"
 #include "rma/rma_internal.h"
 
-#define RMA_WIN(W, H, FN)                                        \
-    P2P_ENTER(r_, FN);                                           \
-    (void)r_;                                                    \
-    rma_win_t *W = rma_win_of(H);                                \
-    if (!W)                                                      \
-    return core_error(NULL, MPI_ERR_WIN, FN)
-
 /* The ranks' progress hook (pt2pt calls it from its progress once a window exists). */
 static int hook(void) { return rma_target_deferred() + rma_net_progress(); }
 

@@ -425,14 +425,6 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     return win_finish(w, win, "MPI_Win_create_dynamic");
 }
 
-/* Look up the calling rank's window or fail with MPI_ERR_WIN. */
-#define RMA_WIN(W, H, FN)                                        \
-    P2P_ENTER(r_, FN);                                           \
-    (void)r_;                                                    \
-    rma_win_t *W = rma_win_of(H);                                \
-    if (!W)                                                      \
-    return core_error(NULL, MPI_ERR_WIN, FN)
-
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
