@@ -1,6 +1,7 @@
 /* The target side: one-sided messages applied on arrival (any thread), the
  * lock queue, and the answers to UNLOCK/FLUSH once the operations they count
  * have been applied. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "datatype/dt.h"
@@ -24,6 +25,13 @@ typedef struct outmsg {
 static _Thread_local outmsg_t *outbox;
 static _Thread_local int nout, outcap;
 
+/* A thread's outbox goes with the thread: the progress thread ends when the
+ * one-sided worker closes, and a program's own threads (library mode) end
+ * when it says; a thread-local pointer alone would leave the array behind. */
+static pthread_key_t outbox_key;
+static pthread_once_t outbox_once = PTHREAD_ONCE_INIT;
+static void outbox_key_create(void) { pthread_key_create(&outbox_key, free); }
+
 static void post(int proc, const rma_hdr_t *h, void *data, size_t len, void *free_after)
 {
     if (nout == outcap) {
@@ -33,6 +41,8 @@ static void post(int proc, const rma_hdr_t *h, void *data, size_t len, void *fre
             util_fatal("out of memory");
         outbox = o;
         outcap = cap;
+        pthread_once(&outbox_once, outbox_key_create);
+        pthread_setspecific(outbox_key, o);
     }
     outbox[nout++] = (outmsg_t){ proc, *h, data, len, free_after };
 }
