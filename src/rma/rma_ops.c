@@ -371,7 +371,8 @@ static int issue_remote(rma_win_t *w, const rma_args_t *a, size_t tbytes, p2p_re
             free(tmp);
             return MPI_ERR_NO_MEM;
         }
-        memcpy(b, segs, seglen);
+        if (seglen) /* (segs is NULL without segments: memcpy's arguments must not be) */
+            memcpy(b, segs, seglen);
         if (plen)
             memcpy(b + seglen, payload, plen);
         free(tmp);
