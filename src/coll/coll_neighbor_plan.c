@@ -1,5 +1,6 @@
 /* Plans of typed transfers and topology neighbour lists (coll_neighbor.h). */
 #include "coll/coll_neighbor.h"
+#include "gpu/gpu_dt.h"
 
 #include <stdlib.h>
 
@@ -124,8 +125,9 @@ int coll_check_typed(const void *buf, int count, MPI_Datatype dt)
         return MPI_ERR_TYPE;
     if (count > 0 && buf == MPI_IN_PLACE)
         return MPI_ERR_BUFFER;
-    /* the point-to-point layer packs non-contiguous types with the CPU */
-    if (count > 0 && !dt_is_contig(dt) && buf && UTIL_UNLIKELY(p2p_is_device(buf, 1)))
+    /* the point-to-point layer packs non-contiguous types on device buffers
+     * with the library's kernels; a build without nvcc has none */
+    if (count > 0 && !dt_is_contig(dt) && buf && UTIL_UNLIKELY(p2p_is_device(buf, 1)) && !gpu_dt_available())
         return MPI_ERR_UNSUPPORTED_OPERATION;
     return MPI_SUCCESS;
 }

@@ -20,7 +20,7 @@
  * root and from a host root, before and after the ranks have agreed on
  * device buffers (then the flat tree serves host buffers too); Bcast and
  * Allreduce of a vector type (packed by the "GPU" where the buffer is
- * device memory; refused there before). */
+ * device memory; refused there before), and Alltoallw of one. */
 #include "gpu/gpu.h"
 #include "gpu/gpu_cuda.h"
 #include "mpi.h"
@@ -224,6 +224,43 @@ static void vector_case(int rank, int root, unsigned dev_mask)
     MPI_Type_free(&vec);
 }
 
+/* Alltoallw of a vector type (every block to every rank): device buffers
+ * on the ranks of dev_mask.  Its point-to-point messages pack the type on
+ * the "GPU"; it used to be refused on device ranks alone. */
+static void alltoallw_case(int rank, unsigned dev_mask)
+{
+    enum { BLOCKS = 16, LEN = 2, STRIDE = 4, PER = BLOCKS * STRIDE };
+    MPI_Datatype vec;
+    MPI_Type_vector(BLOCKS, LEN, STRIDE, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    size_t bytes = NRANKS * PER * sizeof(int);
+    int *s = buf_for(rank, dev_mask, bytes), *r = buf_for(rank, dev_mask, bytes);
+    int counts[NRANKS], displs[NRANKS];
+    MPI_Datatype types[NRANKS];
+    for (int i = 0; i < NRANKS; i++) {
+        counts[i] = 1;
+        displs[i] = i * PER * (int)sizeof(int);
+        types[i] = vec;
+    }
+    for (int i = 0; i < NRANKS * PER; i++) {
+        s[i] = rank * 100000 + i;
+        r[i] = -5;
+    }
+    int rc = MPI_Alltoallw(s, counts, displs, types, r, counts, displs, types, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "rank %d: Alltoallw of a vector (device %#x): error %d", rank, dev_mask, rc);
+    for (int i = 0; rc == MPI_SUCCESS && i < NRANKS * PER; i++) {
+        int from = i / PER, want = i % STRIDE < LEN ? from * 100000 + rank * PER + i % PER : -5;
+        if (r[i] != want) {
+            CHECK(0, "rank %d: Alltoallw of a vector (device %#x): int %d is %d, want %d", rank, dev_mask, i, r[i],
+                  want);
+            break;
+        }
+    }
+    buf_free(s, rank, dev_mask);
+    buf_free(r, rank, dev_mask);
+    MPI_Type_free(&vec);
+}
+
 static int rank_main(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -259,6 +296,7 @@ static int rank_main(int argc, char **argv)
     bcast_case(rank, 65536, 0, rank0);
     vector_case(rank, 0, rank0);
     vector_case(rank, 1, even);
+    alltoallw_case(rank, rank0);
     MPI_Op_free(&usum);
     MPI_Finalize();
     return unit_failures ? 1 : 0;
