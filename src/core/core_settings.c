@@ -64,6 +64,10 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
                                        "README.md, docs/gpu.md" },
     [CORE_SET_GPU_STAGE_CHUNK] = { "AMPI_GPU_STAGE_CHUNK", CORE_TYPE_SIZE, "1M", KIB(4), GIB(2), NULL,
                                    "chunk of the pipelined host staging of device payloads", "README.md" },
+    [CORE_SET_GPU_DDT_CHUNK] = { "AMPI_GPU_DDT_CHUNK", CORE_TYPE_SIZE, "0", 0, GIB(1), NULL,
+                                 "chunk of the pipelined packing of large device messages of types with gaps "
+                                 "(0: pack whole)",
+                                 "README.md, docs/gpu.md" },
     [CORE_SET_RMA_PROGRESS] = { "AMPI_RMA_PROGRESS", CORE_TYPE_BOOL, "on", 0, 0, NULL,
                                 "a thread per process applies one-sided operations while its ranks compute",
                                 "README.md" },

@@ -52,6 +52,7 @@ void env_proc_start(const ucx_job_t *job, int vp, bool any_thread)
     p2p_proc.gpu_ipc_push = core_setting_bool(CORE_SET_GPU_IPC_PUSH);
     p2p_proc.gpu_pool_as_managed = gpu_enabled() && core_setting_bool(CORE_SET_GPU_POOL_AS_MANAGED);
     p2p_proc.gpu_ipc_push_min = core_setting_size(CORE_SET_GPU_IPC_PUSH_MIN);
+    p2p_proc.gpu_ddt_chunk = core_setting_size(CORE_SET_GPU_DDT_CHUNK);
     if (job->nprocs > 1) {
         ucx_handlers_t h = { .env_arrived = p2p_env_arrived, .env_free = p2p_env_free, .any_thread = any_thread };
         ucx_init(job->proc, job->nprocs, job->local_size == job->nprocs, p2p_proc.gpu_ipc, &h);

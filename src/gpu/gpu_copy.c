@@ -139,6 +139,12 @@ int gpu_copy_issue(CUresult (*issue)(CUstream, void *), void *arg, gpu_copy_t *c
     return issue_on(0, issue, arg, c);
 }
 
+int gpu_copy_issue_side(CUresult (*issue)(CUstream, void *), void *arg, gpu_copy_t *c)
+{
+    c->event = NULL;
+    return issue_on(1, issue, arg, c);
+}
+
 int gpu_copy_start(void *dst, const void *src, size_t n, gpu_copy_t *c)
 {
     return copy_start(0, dst, src, n, c);

@@ -203,6 +203,8 @@ typedef struct gpu_driver {
     /* Derived datatypes on device memory (gpu_dt.c). */
     CUresult (*Memcpy2DAsync)(const gpu_cu_memcpy2d_t *p, CUstream s);      /* cuMemcpy2DAsync_v2 */
     CUresult (*Memcpy3DAsync)(const gpu_cu_memcpy3d_t *p, CUstream s);      /* cuMemcpy3DAsync_v2 */
+    /* Pipelined packing: a copy stream waits for a pack chunk (gpu_dt.c). */
+    CUresult (*StreamWaitEvent)(CUstream s, CUevent e, unsigned flags);     /* cuStreamWaitEvent */
     /* Optional (NULL when the driver lacks them): copy completion through a
      * host flag written by the stream (gpu_copy.c). */
     CUresult (*StreamWriteValue32)(CUstream s, CUdeviceptr addr, unsigned value, unsigned flags); /* cuStreamWriteValue32_v2 */

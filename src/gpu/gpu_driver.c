@@ -55,6 +55,7 @@ static const struct {
     DRV_ENTRY(LaunchKernel, "cuLaunchKernel"),
     DRV_ENTRY(Memcpy2DAsync, "cuMemcpy2DAsync_v2"),
     DRV_ENTRY(Memcpy3DAsync, "cuMemcpy3DAsync_v2"),
+    DRV_ENTRY(StreamWaitEvent, "cuStreamWaitEvent"),
 };
 
 bool gpu_driver_load(void)

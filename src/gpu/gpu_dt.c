@@ -218,13 +218,17 @@ static CUresult issue_blocks(CUstream s, const job_t *j)
     return GPU_CU_SUCCESS;
 }
 
-static CUresult issue_kernel(CUstream s, const job_t *j)
+/* The kernel over blocks [k0, k0 + nsegs) of each of j->count elements
+ * (all blocks: k0 0, nsegs l->nblocks); the blocks keep their packed
+ * positions within the element. */
+static CUresult launch_blocks(CUstream s, const job_t *j, size_t k0, unsigned long long nsegs)
 {
     gpu_dt_layout_t *l = j->l;
     CUdeviceptr segs;
     CUresult r = layout_on_device(l, &segs);
     if (r != GPU_CU_SUCCESS)
         return r;
+    segs += k0 * sizeof(seg_t);
     unsigned unit = align_of((uint64_t)l->align | (uintptr_t)j->buf | (uintptr_t)j->packed);
     bool wide = l->nblocks && l->size / l->nblocks >= WIDE_MIN;
     char name[32];
@@ -232,7 +236,7 @@ static CUresult issue_kernel(CUstream s, const job_t *j)
     CUfunction f;
     if ((r = (CUresult)gpu_kernel_get(name, &f)) != GPU_CU_SUCCESS)
         return r;
-    unsigned long long nsegs = l->nblocks, total = j->count * l->nblocks, esize = l->size, limit = j->limit;
+    unsigned long long total = j->count * nsegs, esize = l->size, limit = j->limit;
     long long extent = l->extent;
     unsigned long long grid = wide ? total : (total + THREADS - 1) / THREADS;
     if (grid > MAX_GRID)
@@ -243,6 +247,8 @@ static CUresult issue_kernel(CUstream s, const job_t *j)
     void *params[] = { &packed, &buf, &segs, &nsegs, &extent, &esize, &total, &limit };
     return gpu_drv.LaunchKernel(f, (unsigned)grid, 1, 1, THREADS, 1, 1, 0, s, params, NULL);
 }
+
+static CUresult issue_kernel(CUstream s, const job_t *j) { return launch_blocks(s, j, 0, j->l->nblocks); }
 
 static CUresult issue(CUstream s, void *arg)
 {
@@ -280,4 +286,186 @@ int gpu_dt_unpack_start(void *buf, const void *packed, size_t count, size_t byte
 {
     size_t all = count * l->size;
     return start(false, (void *)packed, buf, count, bytes < all ? bytes : all, l, c);
+}
+
+/* ---- packing in chunks, each sent as soon as it is packed ---- */
+
+struct gpu_dt_chunks {
+    size_t n;
+    size_t *end;      /* packed bytes [end[i-1], end[i]) are chunk i */
+    gpu_copy_t *done; /* each chunk's completion on the PE's main stream */
+};
+
+/* The first block of element e (0 <= pos < l->size) whose packed bytes
+ * reach past pos: chunks inside an element end on block boundaries. */
+static size_t block_after(const gpu_dt_layout_t *l, size_t pos)
+{
+    size_t lo = 0, hi = l->nblocks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->host[mid].pos + l->host[mid].len <= pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The pieces of the pack: whole elements per chunk when an element is
+ * smaller than a chunk, else ranges of blocks of one element.  Calls
+ * piece(job, k0, nsegs, end) for each, in order; 0 or the driver's error. */
+typedef CUresult piece_fn(const job_t *j, size_t k0, size_t nsegs, size_t end, void *arg);
+
+static CUresult for_each_piece(const job_t *whole, size_t chunk, piece_fn *piece, void *arg)
+{
+    const gpu_dt_layout_t *l = whole->l;
+    if (l->size < chunk) {
+        size_t per = chunk / l->size;
+        for (size_t e = 0; e < whole->count; e += per) {
+            job_t j = *whole;
+            j.count = whole->count - e < per ? whole->count - e : per;
+            j.buf = whole->buf + (ptrdiff_t)e * l->extent;
+            j.packed = whole->packed + e * l->size;
+            CUresult r = piece(&j, 0, l->nblocks, (e + j.count) * l->size, arg);
+            if (r != GPU_CU_SUCCESS)
+                return r;
+        }
+        return GPU_CU_SUCCESS;
+    }
+    for (size_t e = 0; e < whole->count; e++) {
+        job_t j = *whole;
+        j.count = 1;
+        j.buf = whole->buf + (ptrdiff_t)e * l->extent;
+        j.packed = whole->packed + e * l->size;
+        for (size_t k = 0; k < l->nblocks;) {
+            size_t target = l->host[k].pos + chunk, k1 = target >= l->size ? l->nblocks : block_after(l, target);
+            if (k1 <= k)
+                k1 = k + 1;
+            size_t end = k1 < l->nblocks ? l->host[k1].pos : l->size;
+            CUresult r = piece(&j, k, k1 - k, e * l->size + end, arg);
+            if (r != GPU_CU_SUCCESS)
+                return r;
+            k = k1;
+        }
+    }
+    return GPU_CU_SUCCESS;
+}
+
+static CUresult count_piece(const job_t *j, size_t k0, size_t nsegs, size_t end, void *arg)
+{
+    (void)j, (void)k0, (void)nsegs, (void)end;
+    ++*(size_t *)arg;
+    return GPU_CU_SUCCESS;
+}
+
+typedef struct {
+    const job_t *j;
+    size_t k0, nsegs;
+} piece_t;
+
+static CUresult issue_piece(CUstream s, void *arg)
+{
+    const piece_t *p = arg;
+    return launch_blocks(s, p->j, p->k0, p->nsegs);
+}
+
+static CUresult start_piece(const job_t *j, size_t k0, size_t nsegs, size_t end, void *arg)
+{
+    gpu_dt_chunks_t *c = arg;
+    piece_t p = { j, k0, nsegs };
+    c->end[c->n] = end;
+    CUresult r = (CUresult)gpu_copy_issue(issue_piece, &p, &c->done[c->n]);
+    if (r == GPU_CU_SUCCESS)
+        c->n++;
+    return r;
+}
+
+int gpu_dt_pack_chunks_start(void *packed, const void *buf, size_t count, gpu_dt_layout_t *l, size_t chunk,
+                             gpu_dt_chunks_t **out)
+{
+    *out = NULL;
+    if (count == 0 || l->size == 0 || chunk == 0 || !gpu_dt_available())
+        return GPU_CU_ERROR_NOT_FOUND;
+    gpu_mem_t m;
+    gpu_classify(buf, 1, &m);
+    if (m.kind == GPU_MEM_DEVICE && m.device != gpu_state.device)
+        return GPU_CU_ERROR_NOT_FOUND; /* another GPU: our kernels cannot reach it */
+    job_t j = { true, packed, (char *)buf, count, count * l->size, l, -1 };
+    size_t n = 0;
+    for_each_piece(&j, chunk, count_piece, &n);
+    gpu_dt_chunks_t *c = calloc(1, sizeof *c);
+    if (c) {
+        c->end = malloc(n * sizeof *c->end);
+        c->done = calloc(n, sizeof *c->done);
+    }
+    if (!c || !c->end || !c->done) {
+        gpu_dt_chunks_free(c);
+        return GPU_CU_ERROR_OUT_OF_MEMORY;
+    }
+    CUresult r = for_each_piece(&j, chunk, start_piece, c);
+    if (r != GPU_CU_SUCCESS) {
+        gpu_dt_chunks_wait(c); /* what was issued must end before its buffer goes */
+        gpu_dt_chunks_free(c);
+        return (int)r;
+    }
+    *out = c;
+    return 0;
+}
+
+bool gpu_dt_chunks_done(gpu_dt_chunks_t *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!gpu_copy_done(&c->done[i]))
+            return false;
+    return true;
+}
+
+void gpu_dt_chunks_wait(gpu_dt_chunks_t *c)
+{
+    while (c && !gpu_dt_chunks_done(c))
+        ;
+}
+
+size_t gpu_dt_chunks_count(const gpu_dt_chunks_t *c) { return c ? c->n : 0; }
+
+void gpu_dt_chunks_free(gpu_dt_chunks_t *c)
+{
+    if (!c)
+        return;
+    free(c->end);
+    free(c->done);
+    free(c);
+}
+
+typedef struct {
+    char *dst;
+    const char *packed;
+    size_t bytes;
+    gpu_dt_chunks_t *c;
+} push_t;
+
+/* Chunk by chunk: wait for its pack (on the main stream), then copy it. */
+static CUresult issue_push(CUstream s, void *arg)
+{
+    const push_t *p = arg;
+    size_t begin = 0;
+    for (size_t i = 0; i < p->c->n && begin < p->bytes; i++) {
+        size_t end = p->c->end[i] < p->bytes ? p->c->end[i] : p->bytes;
+        CUresult r = GPU_CU_SUCCESS;
+        if (p->c->done[i].event) /* a chunk already seen done has no event left */
+            r = gpu_drv.StreamWaitEvent(s, (CUevent)p->c->done[i].event, 0);
+        if (r == GPU_CU_SUCCESS && end > begin)
+            r = gpu_drv.MemcpyAsync((CUdeviceptr)(uintptr_t)(p->dst + begin),
+                                    (CUdeviceptr)(uintptr_t)(p->packed + begin), end - begin, s);
+        if (r != GPU_CU_SUCCESS)
+            return r;
+        begin = end;
+    }
+    return GPU_CU_SUCCESS;
+}
+
+int gpu_dt_chunks_copy_start(void *dst, const void *packed, size_t bytes, gpu_dt_chunks_t *c, gpu_copy_t *done)
+{
+    push_t p = { dst, packed, bytes, c };
+    return gpu_copy_issue_side(issue_push, &p, done);
 }

@@ -55,4 +55,22 @@ int gpu_dt_pack_start(void *packed, const void *buf, size_t count, gpu_dt_layout
 int gpu_dt_unpack_start(void *buf, const void *packed, size_t count, size_t bytes, gpu_dt_layout_t *l,
                         gpu_copy_t *c);
 
+/* Packing in chunks, for a large message sent while it is packed: the
+ * pieces are kernel launches on the PE's main stream (whole elements, or
+ * ranges of one element's blocks, about `chunk` packed bytes each), each
+ * with its own completion.  gpu_dt_chunks_copy_start then copies the first
+ * `bytes` packed bytes to dst on the PE's side stream, each chunk as soon
+ * as its pack has run, so that packing and copying overlap.  Returns 0 and
+ * *out, or an error (GPU_CU_ERROR_NOT_FOUND: no kernels, or a buffer on
+ * another GPU: pack whole instead).  Wait (gpu_dt_chunks_done or _wait)
+ * before the packed bytes are read otherwise, then gpu_dt_chunks_free. */
+typedef struct gpu_dt_chunks gpu_dt_chunks_t;
+int gpu_dt_pack_chunks_start(void *packed, const void *buf, size_t count, gpu_dt_layout_t *l, size_t chunk,
+                             gpu_dt_chunks_t **out);
+int gpu_dt_chunks_copy_start(void *dst, const void *packed, size_t bytes, gpu_dt_chunks_t *c, gpu_copy_t *done);
+bool gpu_dt_chunks_done(gpu_dt_chunks_t *c);
+void gpu_dt_chunks_wait(gpu_dt_chunks_t *c);
+size_t gpu_dt_chunks_count(const gpu_dt_chunks_t *c);
+void gpu_dt_chunks_free(gpu_dt_chunks_t *c);
+
 #endif

@@ -34,6 +34,8 @@ void gpu_copy_fini(void); /* destroy the PE streams and pooled events */
  * with gpu_copy_start's copies) and record c's completion behind it; poll
  * with gpu_copy_done.  Returns 0 or the driver's error. */
 int gpu_copy_issue(CUresult (*issue)(CUstream, void *), void *arg, gpu_copy_t *c);
+/* The same on the PE's side stream (gpu_copy_start_side's). */
+int gpu_copy_issue_side(CUresult (*issue)(CUstream, void *), void *arg, gpu_copy_t *c);
 /* A kernel of the library's module (gpu_kernels.cu), loading it on first
  * use; 0 or the driver's error (GPU_CU_ERROR_NOT_FOUND: no such kernel, or
  * a build without nvcc).  Our context must be current. */

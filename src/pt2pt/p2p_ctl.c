@@ -56,7 +56,7 @@ void p2p_send_ack(int src_world, uint64_t sreq)
 void p2p_ack_arrived(const p2p_wire_hdr_t *h)
 {
     p2p_req_t *q = p2p_reply_target(h->sreq, "an ACK");
-    if (UTIL_LIKELY(q != NULL))
+    if (UTIL_LIKELY(q != NULL) && !(UTIL_UNLIKELY(q->bounce != NULL) && p2p_ipc_fin_bounce(q)))
         p2p_req_part_done(q);
 }
 

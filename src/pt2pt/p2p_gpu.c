@@ -56,6 +56,16 @@ static void finish(p2p_copy_t *c)
 
 static void copy_start(p2p_copy_t *c, void *dst, const void *src, size_t n);
 
+void p2p_copy_running_then_call(const gpu_copy_t *gc, p2p_req_t *a, void (*fn)(void *), void *arg)
+{
+    p2p_copy_t *c = malloc(sizeof *c);
+    if (!c)
+        util_fatal("out of memory");
+    *c = (p2p_copy_t){ .a = a, .then = fn, .then_arg = arg, .gc = *gc };
+    util_dlist_push_back(&p2p_proc.copies, &c->link);
+    p2p_proc.ncopies++;
+}
+
 static void copy_new(void *dst, const void *src, size_t n, p2p_req_t *a, p2p_req_t *b, void *free_after,
                      void (*fn)(void *), void *arg)
 {
@@ -138,6 +148,28 @@ void p2p_dev_unpack_wait(void *dst, const void *packed, int count, size_t bytes,
         util_fatal("unpacking a derived datatype on the GPU failed to start (CUDA error %d)", rc);
     while (!gpu_copy_done(&gc))
         p2p_poll();
+}
+
+/* A large send on the IPC route needs its packed bytes only when the
+ * receiver asks for them to be written (p2p_ipc.c), so its pack starts in
+ * chunks without waiting (AMPI_GPU_DDT_CHUNK, a message of two chunks or
+ * more); every other route waits for it first (p2p_dev_pack_finish). */
+bool p2p_dev_pack_chunks_start(p2p_req_t *q)
+{
+    size_t chunk = p2p_proc.gpu_ddt_chunk;
+    if (!chunk || q->bytes / 2 < chunk || q->peer == MPI_PROC_NULL)
+        return false;
+    return gpu_dt_pack_chunks_start(q->pack, q->ubuf, (size_t)q->count, layout_of(q->dt), chunk, &q->chunks) == 0;
+}
+
+void p2p_dev_pack_finish(p2p_req_t *q)
+{
+    if (!q->chunks)
+        return;
+    while (!gpu_dt_chunks_done(q->chunks))
+        p2p_poll();
+    gpu_dt_chunks_free(q->chunks);
+    q->chunks = NULL;
 }
 
 /* The send's data must be whole before any route reads the pack buffer

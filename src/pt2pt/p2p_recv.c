@@ -245,6 +245,7 @@ void p2p_env_arrived(void *wire, size_t len)
     msg->src_world = h->src_world;
     msg->size = h->size;
     msg->sync = h->flags & P2P_WIRE_SYNC;
+    msg->packing = h->flags & P2P_WIRE_PACKING;
     msg->sreq = h->sreq;
     msg->lreq = NULL;
     msg->key = h->seq;
@@ -257,6 +258,7 @@ void p2p_env_arrived(void *wire, size_t len)
         msg->kind = P2P_MSG_ERROR;
         msg->size = 0;
         msg->sync = false;
+        msg->packing = false;
     } else if (h->kind == P2P_WIRE_EAGER) {
         msg->kind = P2P_MSG_EAGER;
     } else if (h->kind == P2P_WIRE_CMA) {

@@ -3,6 +3,7 @@
  * local receiver's copy).  The starter holds one part itself while it sets
  * the operation up, so nothing completes half-started. */
 #include "pt2pt/p2p.h"
+#include "gpu/gpu_dt.h"
 #include "pt2pt/p2p_bsend.h"
 #include "datatype/dt.h"
 #include "gpu/gpu_reduce.h" /* gpu_dev_free */
@@ -45,7 +46,16 @@ void p2p_req_cleanup(p2p_req_t *q)
         core_comm_release(q->c);
         q->c = NULL;
     }
+    if (UTIL_UNLIKELY(q->bounce != NULL)) { /* a receive that ended before its FIN */
+        gpu_dev_free(q->bounce);
+        q->bounce = NULL;
+    }
     if (UTIL_UNLIKELY(!dt_is_plain(q->dt))) {
+        if (q->chunks) { /* the kernels read the user's buffer and write pack */
+            gpu_dt_chunks_wait(q->chunks);
+            gpu_dt_chunks_free(q->chunks);
+            q->chunks = NULL;
+        }
         if (q->dev_dt)
             gpu_dev_free(q->pack);
         else

@@ -40,6 +40,8 @@ static inline void p2p_req_init(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kind
     q->bsend_seg = NULL;
     q->ubuf = q->pack = NULL;
     q->dev_dt = 0;
+    q->chunks = NULL;
+    q->bounce = NULL;
     q->dt = MPI_BYTE;
     q->c = NULL;
 }

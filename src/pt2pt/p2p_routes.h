@@ -63,6 +63,18 @@ void p2p_copy_then_call(void *dst, const void *src, size_t n, p2p_req_t *a, void
  * counterpart), scattered by it after a receive (q completes once that has
  * run). */
 void p2p_dev_pack(p2p_req_t *q);
+/* The pipelined form (AMPI_GPU_DDT_CHUNK): true when q's pack started in
+ * chunks (q->chunks), to be copied chunk by chunk as the receiver asks
+ * (p2p_ipc.c) or waited for whole by p2p_dev_pack_finish (no-op without
+ * chunks) before any other route reads it. */
+bool p2p_dev_pack_chunks_start(p2p_req_t *q);
+void p2p_dev_pack_finish(p2p_req_t *q);
+/* The FIN of a push into q's bounce (p2p_ipc.c): copies it into q's buffer
+ * and then completes q; false (nothing done) when q has no bounce. */
+bool p2p_ipc_fin_bounce(p2p_req_t *q);
+/* A copy already started (gc) joins the PE's list: when it has run, fn(arg)
+ * is called and one part of a finishes. */
+void p2p_copy_running_then_call(const gpu_copy_t *gc, p2p_req_t *a, void (*fn)(void *), void *arg);
 void p2p_dev_unpack_then_complete(p2p_req_t *q);
 /* Gather `count` elements of type dt at device buffer src into dst, which
  * is contiguous device memory, and wait (letting the PE's other ranks run). */

@@ -2,6 +2,7 @@
  * route (p2p_routes.h lists the routes and their files), and the LOCAL
  * route.  The protocols are described in p2p.h. */
 #include "pt2pt/p2p.h"
+#include "gpu/gpu_dt.h"
 #include "util/util_log.h"
 
 #include <stdlib.h>
@@ -46,6 +47,7 @@ void p2p_local_start(p2p_req_t *q, p2p_rank_t *dst)
     msg->size = q->bytes;
     msg->src_world = q->owner->core.world;
     msg->sync = q->mode == P2P_MODE_SYNC;
+    msg->packing = false;
     msg->dev = q->dev;
     msg->pooled = false;
     msg->lreq = q;
@@ -191,6 +193,8 @@ static void send_to(p2p_req_t *q, int dst_world)
 {
     unsigned declined = 0;
     p2p_route_t rt = p2p_route_select(q, dst_world, declined);
+    if (UTIL_UNLIKELY(q->chunks != NULL) && rt != P2P_ROUTE_IPC)
+        p2p_dev_pack_finish(q); /* only the IPC route sends while packing */
     if (rt == P2P_ROUTE_LOCAL) {
         p2p_local_start(q, p2p_local(dst_world));
         return;
@@ -200,6 +204,8 @@ static void send_to(p2p_req_t *q, int dst_world)
     while (!route_start(q, rt, proc)) {
         declined |= 1u << rt;
         rt = p2p_route_select(q, dst_world, declined);
+        if (UTIL_UNLIKELY(q->chunks != NULL) && rt != P2P_ROUTE_IPC)
+            p2p_dev_pack_finish(q);
     }
     if (UTIL_UNLIKELY(util_debug_enabled) && q->dev)
         p2p_tally_device(rt, proc);
@@ -207,7 +213,17 @@ static void send_to(p2p_req_t *q, int dst_world)
 
 int p2p_send_start(p2p_req_t *q)
 {
-    p2p_req_pack(q);
+    if (UTIL_UNLIKELY(q->dev_dt)) {
+        if (q->chunks) { /* a persistent send started again: its last pack has run (its send completed) */
+            gpu_dt_chunks_wait(q->chunks);
+            gpu_dt_chunks_free(q->chunks);
+            q->chunks = NULL;
+        }
+        if (!p2p_dev_pack_chunks_start(q))
+            p2p_req_pack(q);
+    } else {
+        p2p_req_pack(q);
+    }
     q->complete = false;
     q->active = true;
     q->pending = 1; /* held by us until set up */

@@ -27,6 +27,7 @@ typedef struct p2p_msg {
     p2p_msg_kind_t kind;
     bool sync;
     bool dev;                    /* LOCAL: the sender's buffer is device memory */
+    bool packing;                /* IPC: P2P_WIRE_PACKING */
     int src_world;
     size_t size;
     const void *data;            /* EAGER: the bytes; LOCAL: the sender's buffer */
@@ -102,6 +103,8 @@ struct AMPI_Request_s {
     struct AMPI_Request_s *parent; /* freed requests only: one more part of it ends with this one
                                     * (the send of MPI_Isendrecv: its receive), or NULL */
     uint8_t dev_dt;      /* pack is device scratch (1; 2 once a receive's unpack started) */
+    struct gpu_dt_chunks *chunks; /* send: its pack still running in chunks (p2p_gpu.c), else NULL */
+    void *bounce;        /* receive: device scratch a PACKING sender writes into (p2p_ipc.c), else NULL */
     ucx_op_t op_env, op_data;
     union {
         struct {
@@ -140,6 +143,7 @@ typedef struct p2p_proc {
     bool gpu_ipc;       /* device payloads to other processes go by CUDA IPC (p2p_ipc.c) */
     bool gpu_ipc_push;  /* ... and the sender's GPU writes them (else the receiver's reads) */
     size_t gpu_ipc_push_min; /* ... from this many bytes on */
+    size_t gpu_ddt_chunk;    /* AMPI_GPU_DDT_CHUNK: pipelined packing (0: off) */
     bool gpu_pool_as_managed; /* UCX is told pool memory is managed (AMPI_GPU_POOL_AS_MANAGED) */
     util_dlist_t copies; /* device copies in flight (p2p_gpu.c) */
     int ncopies;

@@ -51,11 +51,14 @@
 enum { P2P_WIRE_EAGER = 1, P2P_WIRE_RNDV = 2, P2P_WIRE_ACK = 3, P2P_WIRE_IPC = 4, P2P_WIRE_CTS = 5,
        P2P_WIRE_EAGER_SHORT = 6, P2P_WIRE_CMA = 8, P2P_WIRE_CMA_PUT = 9, P2P_WIRE_CANCEL = 10,
        P2P_WIRE_CANCEL_REPLY = 11 };
-enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4 };
+/* PACKING (IPC route): the sender's GPU is still packing the payload, so
+ * the receiver must not read it but ask for it to be written (a CTS;
+ * p2p_ipc.c) */
+enum { P2P_WIRE_SYNC = 1, P2P_WIRE_DEVICE = 2, P2P_WIRE_STAGED = 4, P2P_WIRE_PACKING = 8 };
 
 typedef struct p2p_wire_hdr {
     uint8_t kind;     /* P2P_WIRE_* */
-    uint8_t flags;    /* P2P_WIRE_SYNC, DEVICE, STAGED */
+    uint8_t flags;    /* P2P_WIRE_SYNC, DEVICE, STAGED, PACKING */
     uint16_t unused;
     uint32_t ctx;
     int32_t src;      /* sender's rank in the communicator */

@@ -242,6 +242,18 @@ if has gpu_pt2pt; then
         --timeout "$RUN_TIMEOUT" -np 2 +vp 8 "$bindir/gpu_pt2pt"
 fi
 
+# Device messages of types with gaps sent while the GPU packs them
+# (AMPI_GPU_DDT_CHUNK: 64 KiB chunks pipeline gpu_ddt's 1 MiB vector of rows
+# and 540 KiB sub-boxes): between processes on the IPC route, the receiver
+# writing into device or host buffers, and within a process.
+if has gpu_ddt; then
+    for cell in 1x4 2x2 2x8; do
+        p=${cell%x*} v=${cell#*x}
+        run_case "gpu/gpu_ddt-pipelined np=$p vp=$v" gpu_ddt "$logdir/gpu_ddt.pipelined.np$p.vp$v.log" \
+            env AMPI_GPU_DDT_CHUNK=64K "$launcher" --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/gpu_ddt"
+    done
+fi
+
 # Every pair of memory kinds (gpu_memkind): four processes (2 per GPU on a
 # two-GPU machine), and each route between processes with four ranks a
 # process -- the UCX route, the IPC route pushing or pulling at every size,

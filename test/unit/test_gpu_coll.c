@@ -20,7 +20,9 @@
  * root and from a host root, before and after the ranks have agreed on
  * device buffers (then the flat tree serves host buffers too); Bcast and
  * Allreduce of a vector type (packed by the "GPU" where the buffer is
- * device memory; refused there before), and Alltoallw of one. */
+ * device memory; refused there before), and Alltoallw of one.  Last, a
+ * vector sent from a device buffer while packed in chunks
+ * (AMPI_GPU_DDT_CHUNK). */
 #include "gpu/gpu.h"
 #include "gpu/gpu_cuda.h"
 #include "mpi.h"
@@ -261,6 +263,43 @@ static void alltoallw_case(int rank, unsigned dev_mask)
     MPI_Type_free(&vec);
 }
 
+/* Point to point: a vector of 64 KiB from a device buffer, packed in 4 KiB
+ * chunks (AMPI_GPU_DDT_CHUNK, set by main) that the send waits for before
+ * the same-process route copies them; rank 0 -> 1 into a device vector,
+ * rank 2 -> 3 into host ints. */
+static void chunked_send_case(int rank)
+{
+    enum { BLOCKS = 2048, LEN = 8, STRIDE = 12, N = BLOCKS * STRIDE, PACKED = BLOCKS * LEN };
+    MPI_Datatype vec;
+    MPI_Type_vector(BLOCKS, LEN, STRIDE, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int *b = (rank & 1) && rank != 1 ? malloc(N * sizeof(int)) : dev_alloc(N * sizeof(int));
+    for (int i = 0; i < N; i++)
+        b[i] = rank & 1 ? -3 : rank * 7 + i;
+    int rc;
+    if (!(rank & 1))
+        rc = MPI_Send(b, 1, vec, rank + 1, 5, MPI_COMM_WORLD);
+    else if (rank == 1)
+        rc = MPI_Recv(b, 1, vec, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+        rc = MPI_Recv(b, PACKED, MPI_INT, 2, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "rank %d: a vector packed in chunks: error %d", rank, rc);
+    for (int i = 0; rc == MPI_SUCCESS && (rank & 1) && i < N; i++) {
+        int from = rank - 1, want;
+        if (rank == 1)
+            want = i % STRIDE < LEN ? from * 7 + i : -3;
+        else
+            want = i < PACKED ? from * 7 + (i / LEN) * STRIDE + i % LEN : -3;
+        if (b[i] != want) {
+            CHECK(0, "rank %d: a vector packed in chunks: int %d is %d, want %d", rank, i, b[i], want);
+            break;
+        }
+    }
+    if (rank == 3)
+        free(b);
+    MPI_Type_free(&vec);
+}
+
 static int rank_main(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -297,6 +336,7 @@ static int rank_main(int argc, char **argv)
     vector_case(rank, 0, rank0);
     vector_case(rank, 1, even);
     alltoallw_case(rank, rank0);
+    chunked_send_case(rank);
     MPI_Op_free(&usum);
     MPI_Finalize();
     return unit_failures ? 1 : 0;
@@ -310,6 +350,7 @@ int main(int argc, char **argv)
     unsetenv("AMPI_GPU_COLL_HOST_MAX");
     setenv("AMPI_WARN_GLOBALS", "0", 1); /* the ranks share the test's statics on purpose */
     setenv("AMPI_NCCL", "0", 1); /* one process: NCCL never applies; no library to load */
+    setenv("AMPI_GPU_DDT_CHUNK", "4K", 1);
     gpu_driver_use_for_testing(&fake);
     unit_check_watchdog(60, "FAIL test_gpu_coll: a collective hung (its ranks took different paths)\n");
     char *args[] = { argv[0], "+vp", "4", NULL };

@@ -15,7 +15,10 @@
  * continue the planes or do not (one copy per element, or the kernel past
  * 16 elements), a thick face (two rows per plane), one plane of rows whose
  * elements do not continue them, short rows (kernel), an irregular
- * layout, and a partial unpack (a short message: kernel). */
+ * layout, and a partial unpack (a short message: kernel).  Then the
+ * pipelined form (gpu_dt_pack_chunks_start, gpu_dt_chunks_copy_start): the
+ * same bytes, chunks of the asked size ending on block boundaries, one
+ * launch each, and a stream wait before each chunk's copy. */
 #include "gpu/gpu.h"
 #include "gpu/gpu_cuda.h"
 #include "gpu/gpu_dt.h"
@@ -149,6 +152,79 @@ static void check_layout(const layout_t *l, size_t count, size_t bytes, enum rou
     gpu_dt_layout_free(g);
 }
 
+/* The pipelined form: pack `count` elements in chunks of `chunk` bytes,
+ * then copy the first `bytes` packed bytes (0: all) to another buffer
+ * chunk by chunk; checks the bytes, that every chunk is one launch of at
+ * most `chunk` bytes (or one block), and that the copy waits for each
+ * chunk it sends. */
+static void check_chunks(const layout_t *l, size_t count, size_t chunk, size_t bytes)
+{
+    gpu_dt_layout_t *g = gpu_dt_layout_new(l->b, l->n, l->extent, l->size);
+    CHECK(g != NULL, "%s: no layout", l->name);
+    if (!g)
+        return;
+    ptrdiff_t hi = 0;
+    size_t widest = 0;
+    for (size_t k = 0; k < l->n; k++) {
+        if (l->b[k].off + (ptrdiff_t)l->b[k].len > hi)
+            hi = l->b[k].off + (ptrdiff_t)l->b[k].len;
+        if (l->b[k].len > widest)
+            widest = l->b[k].len;
+    }
+    size_t span = (size_t)hi + (count - 1) * (size_t)l->extent, total = count * l->size;
+    size_t limit = bytes ? bytes : total;
+    CUdeviceptr dbuf, dpacked, ddst;
+    CHECK(f_MemAlloc(&dbuf, span) == GPU_CU_SUCCESS && f_MemAlloc(&dpacked, total) == GPU_CU_SUCCESS &&
+              f_MemAlloc(&ddst, total) == GPU_CU_SUCCESS,
+          "%s: fake allocation", l->name);
+    unsigned char *buf = (unsigned char *)(uintptr_t)dbuf, *packed = (unsigned char *)(uintptr_t)dpacked;
+    unsigned char *dst = (unsigned char *)(uintptr_t)ddst, *want = malloc(total);
+    for (size_t i = 0; i < span; i++)
+        buf[i] = (unsigned char)(i * 37 + i / 509);
+    ref_pack(l, want, buf, count);
+    memset(packed, 0x5A, total);
+    memset(dst, 0xA5, total);
+    long k0 = nkernel, w0 = nwait;
+    gpu_dt_chunks_t *ch = NULL;
+    CHECK(gpu_dt_pack_chunks_start(packed, buf, count, g, chunk, &ch) == 0 && ch,
+          "%s x%zu by %zu: the chunked pack failed to start", l->name, count, chunk);
+    if (!ch) {
+        free(want);
+        gpu_dt_layout_free(g);
+        return;
+    }
+    /* blocks longer than a chunk are a chunk each */
+    size_t n = gpu_dt_chunks_count(ch), least = widest <= chunk ? (total + chunk - 1) / chunk : count * l->n;
+    CHECK(n >= least && n <= total, "%s x%zu by %zu: %zu chunks, want at least %zu", l->name, count, chunk, n, least);
+    CHECK(nkernel - k0 == (long)n, "%s x%zu by %zu: %ld launches for %zu chunks", l->name, count, chunk,
+          nkernel - k0, n);
+    if (widest <= chunk)
+        CHECK(n <= 2 * least + count, "%s x%zu by %zu: %zu chunks, too many for chunks of %zu bytes", l->name,
+              count, chunk, n, chunk);
+    gpu_copy_t c;
+    CHECK(gpu_dt_chunks_copy_start(dst, packed, limit, ch, &c) == 0, "%s: the chunked copy failed to start",
+          l->name);
+    wait_copy(&c);
+    CHECK(!memcmp(packed, want, total), "%s x%zu by %zu: packed bytes differ", l->name, count, chunk);
+    CHECK(!memcmp(dst, want, limit), "%s x%zu by %zu: copied bytes differ", l->name, count, chunk);
+    size_t poisoned = 0;
+    for (size_t i = limit; i < total; i++)
+        poisoned += dst[i] == 0xA5;
+    CHECK(poisoned == total - limit, "%s x%zu by %zu: the copy of %zu bytes wrote past them", l->name, count,
+          chunk, limit);
+    /* one wait per chunk that the copy sends (the fake's events are all
+     * still held: no one asked whether they were done) */
+    CHECK(nwait - w0 >= 1 && nwait - w0 <= (long)n, "%s x%zu by %zu: %ld stream waits for %zu chunks", l->name,
+          count, chunk, nwait - w0, n);
+    CHECK(gpu_dt_chunks_done(ch), "%s: chunks not done", l->name);
+    gpu_dt_chunks_free(ch);
+    free(want);
+    f_MemFree(dbuf);
+    f_MemFree(dpacked);
+    f_MemFree(ddst);
+    gpu_dt_layout_free(g);
+}
+
 int main(void)
 {
     unsetenv("AMPI_GPU");
@@ -233,6 +309,28 @@ int main(void)
             add(&l, (ptrdiff_t)z * 2 * 1024 + (ptrdiff_t)y * 1024, 512);
     l.extent = 16 * 1024;
     check_layout(&l, 1, 0, R_KERNEL);
+
+    /* packing in chunks while the chunks are copied out */
+    memset(&l, 0, sizeof l);
+    l.name = "vector of 512 B rows (chunks)";
+    for (int r = 0; r < 40; r++)
+        add(&l, (ptrdiff_t)r * 1024, 512);
+    l.extent = 40 * 1024;
+    check_chunks(&l, 3, 4096, 0);       /* inside elements: 8 rows a chunk */
+    check_chunks(&l, 3, 5000, 0);       /* chunks end on row boundaries */
+    check_chunks(&l, 7, 65536, 0);      /* three elements a chunk */
+    check_chunks(&l, 3, 4096, 30000);   /* a truncated receive: a prefix */
+    box(&l, "sub-box (chunks)", ny, nx, 2, 3, 7, 6, 5, 40);
+    l.extent = grid;
+    check_chunks(&l, 2, 2048, 0);
+    box(&l, "x face (chunks)", ny, nx, 0, 0, 5, nz, ny, 1);
+    l.extent = grid;
+    check_chunks(&l, 1, 256, 0);
+    box(&l, "irregular box (chunks)", ny, nx, 0, 0, 0, 3, 3, 40);
+    l.b[4].len += 8;
+    l.size += 8;
+    l.extent = grid;
+    check_chunks(&l, 2, 100, 0);        /* every block longer than a chunk: one each */
 
     CHECK(nbad == 0, "%ld copies with arguments the driver refuses", nbad);
     gpu_finalize();

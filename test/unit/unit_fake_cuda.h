@@ -7,7 +7,8 @@
  * gpu_kernels.cu (ampi_dt_*: nkernel counts them) and the MPI_SUM on
  * MPI_INT reduction kernel (ampi_sum_i32: nreduce) by the same arithmetic
  * on their parameters.  Other kernels are not found, as in a module that
- * lacks them.  Everything completes at once (events are always done).
+ * lacks them.  Everything completes at once (events are always done;
+ * nwait counts the stream waits on them).
  * One OS thread drives it (one PE). */
 #ifndef UNIT_FAKE_CUDA_H
 #define UNIT_FAKE_CUDA_H
@@ -29,7 +30,7 @@ typedef struct {
 #define FAKE_MAX_ALLOCS 1024
 static dev_alloc_t allocs[FAKE_MAX_ALLOCS];
 static int nallocs;
-static long n2d, n3d, nkernel, nreduce, nbad;
+static long n2d, n3d, nkernel, nreduce, nbad, nwait;
 static char ctx_storage;
 static _Thread_local CUcontext current;
 
@@ -92,6 +93,13 @@ static CUresult f_MemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream s
 static CUresult f_EventCreate(CUevent *e, unsigned f) { (void)f; *e = (CUevent)malloc(1); return GPU_CU_SUCCESS; }
 static CUresult f_EventRecord(CUevent e, CUstream s) { (void)e, (void)s; return GPU_CU_SUCCESS; }
 static CUresult f_EventQuery(CUevent e) { (void)e; return GPU_CU_SUCCESS; }
+/* Everything has run by the time it is issued: a wait is only counted. */
+static CUresult f_StreamWaitEvent(CUstream s, CUevent e, unsigned f)
+{
+    (void)s, (void)f;
+    nwait++;
+    return e ? GPU_CU_SUCCESS : GPU_CU_ERROR_INVALID_VALUE;
+}
 static CUresult f_EventDestroy(CUevent e) { free((void *)e); return GPU_CU_SUCCESS; }
 static CUresult f_GetErrorName(CUresult r, const char **name) { (void)r; *name = "FAKE_ERROR"; return GPU_CU_SUCCESS; }
 
@@ -245,7 +253,7 @@ static const gpu_driver_t fake = {
     .PointerGetAttribute = f_PointerGetAttribute, .MemcpyHtoD = f_MemcpyHtoD, .MemcpyDtoH = f_MemcpyDtoH,
     .ModuleLoadData = f_ModuleLoadData, .ModuleUnload = f_ModuleUnload,
     .ModuleGetFunction = f_ModuleGetFunction, .LaunchKernel = f_LaunchKernel,
-    .Memcpy2DAsync = f_Memcpy2DAsync, .Memcpy3DAsync = f_Memcpy3DAsync,
+    .Memcpy2DAsync = f_Memcpy2DAsync, .Memcpy3DAsync = f_Memcpy3DAsync, .StreamWaitEvent = f_StreamWaitEvent,
 };
 
 #endif /* UNIT_FAKE_CUDA_H */
