@@ -143,7 +143,9 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         int err = request ? coll_inter_alltoall(r, c, &a, request) : MPI_ERR_REQUEST;
         return coll_inter_return(c, err, "MPI_Ialltoall");
     }
-    if (coll_sched_wanted(c)) { /* coll_sched.h */
+    /* the receive buffer's bytes: alike on every rank (the signatures match) */
+    size_t rbytes = recvcount > 0 && dt_valid(recvtype) ? (size_t)recvcount * dt_size(recvtype) * (size_t)c->size : 0;
+    if (coll_sched_wanted(c, rbytes)) { /* coll_sched.h */
         int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf_nc(sendbuf, sendcount, sendtype);
         if (!err)
             err = coll_check_buf_nc(recvbuf, recvcount, recvtype);

@@ -8,6 +8,7 @@
  * lock guards it).  Eager data that comes first is copied; rendezvous data
  * stays with UCX until the receive names its buffer. */
 #include "coll/coll_sched_impl.h"
+#include "core/core_settings.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -216,9 +217,12 @@ static int hook(void)
     return n;
 }
 
-bool coll_sched_wanted(const core_comm_t *c)
+bool coll_sched_wanted(const core_comm_t *c, size_t bytes)
 {
-    if (!ucx_async_up() || c->remote || coll_nb_capturing())
+    static size_t min = SIZE_MAX; /* unread; every thread reads the same value */
+    if (min == SIZE_MAX)
+        min = core_setting_size(CORE_SET_NBC_PROGRESS_MIN);
+    if (bytes < min || !ucx_async_up() || c->remote || coll_nb_capturing())
         return false;
     /* ranks of one process keep the helper threads' direct copies */
     if (!c->members) /* world ranks 0 .. size-1 */

@@ -10,8 +10,8 @@
  * user's request completes on the ranks' thread (the progress hook).
  *
  * Taken for MPI_Ibcast, MPI_Iallreduce (predefined ops on types without
- * gaps) and MPI_Ialltoall on intracommunicators that span several
- * processes, when the worker exists (jobs of several processes; off with
+ * gaps) and MPI_Ialltoall of at least AMPI_NBC_PROGRESS_MIN bytes on
+ * intracommunicators that span several processes, when the worker exists (jobs of several processes; off with
  * AMPI_NBC_PROGRESS=0).  Every member decides alike, from what all of them
  * share: a rank whose buffer is device memory or whose type has gaps works
  * on a packed host copy, filled at the call and copied back when the
@@ -22,8 +22,15 @@
 #include "coll/coll_nb.h"
 
 /* Whether the collectives above on c take a schedule (the same answer on
- * every member). */
-bool coll_sched_wanted(const core_comm_t *c);
+ * every member): bytes is what every member has alike, the message of
+ * Ibcast and Iallreduce, the whole receive buffer of Ialltoall.  Below
+ * AMPI_NBC_PROGRESS_MIN the helper threads' direct copies win: a schedule's
+ * steps cross a thread and a UCX worker each (osu_iallreduce's pure
+ * communication time, 2 processes on a loaded 2-vCPU machine: 5.5-21 against
+ * 1.4-3.0 us at 1-4 KiB, 62-80 against 12-15 us at 64 KiB, 117-133 against
+ * 139-177 us at 128 KiB), and a computation that short rarely outlasts the
+ * transfer. */
+bool coll_sched_wanted(const core_comm_t *c, size_t bytes);
 
 /* Start the schedule and return its request; MPI_SUCCESS or an error class.
  * The arguments have passed the collective's checks. */

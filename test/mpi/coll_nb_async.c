@@ -17,7 +17,9 @@
  * held meanwhile, so neither rank 0 nor the other ranks of its process enter
  * MPI: the result can only arrive if their process moves the collective on
  * its own (the progress thread).  With one process the ranks could not
- * even start, so there part 2 runs without the computing loop. */
+ * even start, so there part 2 runs without the computing loop; so it does
+ * for collectives below AMPI_NBC_PROGRESS_MIN bytes, which the library
+ * leaves to the helper threads (run.sh also runs this with the limit 0). */
 #include <stdbool.h>
 #include <time.h>
 #include "mpitest.h"
@@ -190,6 +192,18 @@ static int part1b(int rank, int size, int it, int n)
     return errs;
 }
 
+/* AMPI_NBC_PROGRESS_MIN as the library reads it (README; default 128K). */
+static size_t progress_min(void)
+{
+    const char *v = getenv("AMPI_NBC_PROGRESS_MIN");
+    if (!v || !*v)
+        return 128 * 1024;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    return (size_t)(n << shift);
+}
+
 enum { K_BCAST, K_ALLRED, K_ALLTOALL, NKINDS };
 static const char *const kname[NKINDS] = { "Ibcast", "Iallreduce", "Ialltoall" };
 
@@ -240,7 +254,7 @@ static int part2(int rank, int size, int kind, size_t n, bool concurrent, int it
             MPI_Iallreduce(sb, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
         else
             MPI_Ialltoall(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
-        if (concurrent && size > 1) { /* compute: no MPI call until the result is there */
+        if (concurrent && size > 1 && len * sizeof(int) >= progress_min()) { /* compute: no MPI call until done */
             double t0 = now();
             while (!complete(kind, rb, len, &c) && now() - t0 < BAIL_S)
                 ;

@@ -127,6 +127,10 @@ ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent persist_wil
 # without the mappings: puts and gets by CMA, accumulates as messages.
 RMA_ROUTE_SETTINGS='AMPI_RMA_SHM=0'
 RMA_ROUTE_PROGS='rma_shm rma_acc rma_basic'
+# Nonblocking collectives of every size on the progress thread's schedules
+# (by default only those of 128 KiB and more take them).
+NBC_ROUTE_SETTINGS='AMPI_NBC_PROGRESS_MIN=0'
+NBC_ROUTE_PROGS='coll_nb_async'
 ROUTE_CELLS='2x4 4x4'
 
 RUN_TIMEOUT=60   # ampirun --timeout
@@ -293,6 +297,7 @@ route_runs() { # SETTINGS PROGS
 if [ "$mode" = ampi ]; then
     route_runs "$ROUTE_SETTINGS" "$ROUTE_PROGS"
     route_runs "$RMA_ROUTE_SETTINGS" "$RMA_ROUTE_PROGS"
+    route_runs "$NBC_ROUTE_SETTINGS" "$NBC_ROUTE_PROGS"
 fi
 
 # ---- other launchers -------------------------------------------------------
