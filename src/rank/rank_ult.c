@@ -36,9 +36,18 @@ typedef struct ult_impl {
     rank_stack_t stack;
     rank_guard_entry_t guard;
     int saved_errno;
+    /* getopt's state or a stack canary to check (rank_keep_getopt, a shared
+     * stack slot): one test per switch for both, as neither is common */
+    bool extras;
     int optind, opterr, optopt;
     char *optarg;
 } ult_impl_t;
+
+/* errno's address on this OS thread: asked of the C library once, before
+ * the thread runs ULTs (errno_at_init), not at every switch (a call each
+ * time) */
+static __thread int *errno_at __attribute__((tls_model("initial-exec")));
+static inline void errno_at_init(void) { errno_at = &errno; }
 
 /* The PE whose scheduler runs on this OS thread.  ULTs never move between
  * threads, so code on a ULT stack may keep using this thread's copy. */
@@ -81,39 +90,58 @@ static inline void switch_to_scheduler(rank_ult_t *ult, int dying)
     rank_san_switch_end(asan_save, SCHED_STACK_OUT);
 }
 
-/* From the scheduler into ult, until ult blocks, yields or finishes. */
-static inline void run_ult(rank_pe_t *pe, rank_ult_t *ult)
+/* From the scheduler into ult, until ult blocks, yields or finishes, with
+ * what every ULT keeps of its own (errno). */
+static inline __attribute__((always_inline)) void switch_into(rank_pe_t *pe, ult_impl_t *impl)
 {
-    ult_impl_t *impl = UTIL_CONTAINER_OF(ult, ult_impl_t, pub);
+    rank_ult_t *ult = &impl->pub;
     void *asan_save = NULL;
     ult->state = RANK_ULT_RUNNING;
     pe->current = ult;
-    int *err = &errno;
+    int *err = errno_at; /* set: errno_at_init ran on this thread */
     *err = impl->saved_errno;
+    core_current = ult->user; /* the MPI rank it runs, for core_self() */
+    rank_san_switch_begin(&asan_save, impl->stack.base, impl->stack.size);
+    rank_ctx_switch(&pe->sched_ctx, &ult->ctx);
+    rank_san_switch_end(asan_save, NULL, NULL);
+    impl->saved_errno = *err;
+    pe->current = NULL;
+    /* outside any rank again: in library mode the thread's own MPI calls
+     * take the host lock only when they find core_current NULL (P2P_ENTER) */
+    core_current = NULL;
+}
+
+/* The same for a ULT with extras (ult_impl_t.extras): getopt's state put
+ * back before it runs and saved after, and the canary of a stack without a
+ * guard page of its own (rank_stack.h) checked at every switch, before a
+ * corrupted neighbour runs.  Out of line: the common switch tests one flag. */
+static __attribute__((noinline)) void switch_into_extras(rank_pe_t *pe, ult_impl_t *impl)
+{
     if (rank_keep_getopt) {
         optind = impl->optind;
         opterr = impl->opterr;
         optopt = impl->optopt;
         optarg = impl->optarg;
     }
-    core_current = ult->user; /* the MPI rank it runs, for core_self() */
-    rank_san_switch_begin(&asan_save, impl->stack.base, impl->stack.size);
-    rank_ctx_switch(&pe->sched_ctx, &ult->ctx);
-    rank_san_switch_end(asan_save, NULL, NULL);
-    impl->saved_errno = *err;
+    switch_into(pe, impl);
     if (rank_keep_getopt) {
         impl->optind = optind;
         impl->opterr = opterr;
         impl->optopt = optopt;
         impl->optarg = optarg;
     }
-    pe->current = NULL;
-    core_current = NULL;
-    /* a stack without a guard page of its own (rank_stack.h): checked at
-     * every switch, before a corrupted neighbour runs */
     if (!rank_stack_canary_ok(&impl->stack))
-        util_fatal("rank %d overflowed its %zu-byte stack (set AMPI_STACK_SIZE to a larger size)", ult->id,
+        util_fatal("rank %d overflowed its %zu-byte stack (set AMPI_STACK_SIZE to a larger size)", impl->pub.id,
                    impl->stack.size);
+}
+
+static inline void run_ult(rank_pe_t *pe, rank_ult_t *ult)
+{
+    ult_impl_t *impl = UTIL_CONTAINER_OF(ult, ult_impl_t, pub);
+    if (UTIL_UNLIKELY(impl->extras))
+        switch_into_extras(pe, impl);
+    else
+        switch_into(pe, impl);
 }
 
 static _Noreturn void finish(rank_ult_t *ult)
@@ -155,6 +183,7 @@ rank_ult_t *rank_ult_create(rank_pe_t *pe, size_t stack_size, void (*fn)(void *)
     impl->optind = 1; /* getopt's state at a program's start */
     impl->opterr = 1;
     impl->optopt = '?';
+    impl->extras = rank_keep_getopt || impl->stack.canary != NULL;
     rank_ult_t *ult = &impl->pub;
     ult->state = RANK_ULT_READY;
     ult->wake_pending = false;
@@ -207,7 +236,7 @@ bool rank_cpu_owned(void)
 /* Run the ULTs that are ready now; ULTs that become ready meanwhile
  * (yield, wake) wait for the next pass, after progress, so a ULT that
  * yields in a loop cannot starve progress. */
-static void run_ready(rank_pe_t *pe)
+static inline __attribute__((always_inline)) void run_ready(rank_pe_t *pe)
 {
     util_dlink_t *last = pe->ready.head.prev;
     if (last == &pe->ready.head)
@@ -226,6 +255,7 @@ void rank_pe_run(rank_pe_t *pe)
     const bool may_yield = !rank_cpu_owned();
     rank_this_pe = pe;
     rank_guard_install(); /* this thread needs its alternate signal stack */
+    errno_at_init();
     while (pe->nlive > 0) {
         int did = pe->progress ? pe->progress(pe->progress_arg) : 0;
         util_dlink_t *last = pe->ready.head.prev;
@@ -261,6 +291,7 @@ static void poll_outside_ult(rank_pe_t *pe)
     if (pe && pe->progress)
         pe->progress(pe->progress_arg);
     if (pe && rank_hosted) {
+        errno_at_init(); /* whichever thread waits runs the ULTs */
         run_ready(pe);
         rank_host_pause();
     }

@@ -61,8 +61,8 @@ rank_ult_t *rank_ult_create(rank_pe_t *pe, size_t stack_size, void (*fn)(void *)
 void rank_ult_destroy(rank_ult_t *ult); /* only when DONE */
 
 /* Keep getopt's optind, optarg, opterr and optopt per ULT (errno is kept
- * per ULT always): set before ULTs run, for programs whose globals are
- * privatized. */
+ * per ULT always): set before the ULTs are created (each reads it then),
+ * for programs whose globals are privatized. */
 extern bool rank_keep_getopt;
 
 /* Run the scheduler on the calling OS thread until every ULT of pe is DONE. */
