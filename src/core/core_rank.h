@@ -34,7 +34,7 @@ typedef struct core_proc {
     int first, nlocal; /* our ranks: [first, first + nlocal) */
 } core_proc_t;
 
-extern core_proc_t core_proc;
+extern core_proc_t core_proc UTIL_HIDDEN;
 
 /* The rank running on this OS thread, NULL outside any rank; the PE's
  * scheduler sets it each time it switches to a rank's thread. */
@@ -42,7 +42,7 @@ extern __thread core_rank_t *core_current __attribute__((tls_model("initial-exec
 /* Library mode (src/env/env_lib.h): the process's one rank, which runs on
  * whichever OS thread calls MPI outside any user-level thread; NULL
  * otherwise. */
-extern core_rank_t *core_lib_rank;
+extern core_rank_t *core_lib_rank UTIL_HIDDEN;
 static inline core_rank_t *core_self(void) { return core_current ? core_current : core_lib_rank; }
 
 static inline bool core_is_local(int world) { return world >= core_proc.first && world < core_proc.first + core_proc.nlocal; }

@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "mpi.h"
+#include "util/util_log.h"
 
 typedef struct dt_info {
     const char *name;
@@ -45,7 +46,7 @@ typedef struct dt_info {
     size_t second;
 } dt_info_t;
 
-extern const dt_info_t dt_predefined[AMPI_DATATYPE_PREDEFINED_LAST + 1];
+extern const dt_info_t dt_predefined[AMPI_DATATYPE_PREDEFINED_LAST + 1] UTIL_HIDDEN;
 
 /* The most blocks (or runs) a derived type is flattened into: 16 bytes
  * each, 256 MiB.  A type beyond it (a vector of 2^30 blocks) keeps its

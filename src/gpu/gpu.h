@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "util/util_log.h"
 
 typedef enum {
     GPU_MEM_HOST = 0,     /* pageable host memory (also: anything without a GPU) */
@@ -52,7 +53,7 @@ void gpu_release(void);
 bool gpu_context_lost(void);
 
 /* driver loaded and >= 1 device; inline because every send and receive asks */
-extern bool gpu_is_on;
+extern bool gpu_is_on UTIL_HIDDEN;
 static inline bool gpu_enabled(void) { return gpu_is_on; }
 int gpu_device(void);   /* this process's device ordinal, -1 none */
 const char *gpu_device_pci_bus_id(void); /* "0000:3b:00.0", "" when none */

@@ -17,6 +17,7 @@
 #include "rank/rank_ult.h"
 #include "ucx/ucx.h"
 #include "util/util_list.h"
+#include "util/util_log.h"
 
 /* ERROR: a remote envelope whose body did not match its kind */
 typedef enum { P2P_MSG_EAGER, P2P_MSG_LOCAL, P2P_MSG_RNDV, P2P_MSG_IPC, P2P_MSG_CMA, P2P_MSG_ERROR } p2p_msg_kind_t;
@@ -154,7 +155,7 @@ typedef struct p2p_proc {
     rank_pe_t pe;
 } p2p_proc_t;
 
-extern p2p_proc_t p2p_proc;
+extern p2p_proc_t p2p_proc UTIL_HIDDEN;
 
 /* The rank running now (NULL outside any rank). */
 static inline p2p_rank_t *p2p_self(void) { return (p2p_rank_t *)core_self(); }
@@ -164,7 +165,7 @@ static inline bool p2p_is_local(int world) { return core_is_local(world); }
 static inline p2p_rank_t *p2p_local(int world) { return &p2p_proc.ranks[world - core_proc.first]; }
 /* The process of a world rank: from a table (p2p_proc.c) in line, as every
  * send to another process asks; computed where there is no table. */
-extern int *p2p_proc_of_table;
+extern int *p2p_proc_of_table UTIL_HIDDEN;
 int p2p_proc_of_computed(int world);
 static inline int p2p_proc_of(int world)
 {

@@ -18,9 +18,10 @@
 
 #include <stdbool.h>
 #include "rank/rank_ult.h"
+#include "util/util_log.h"
 
 /* Set once, by rank_host_start, before any other thread can call MPI. */
-extern bool rank_hosted;
+extern bool rank_hosted UTIL_HIDDEN;
 
 /* Makes pe the hosted PE of this process (the caller holds no lock yet). */
 void rank_host_start(rank_pe_t *pe);

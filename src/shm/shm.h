@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "util/util_log.h"
 
 /* Create this process's segment (enabled false: publish that there is
  * none).  Returns 0 when the segment exists. */
@@ -38,11 +39,11 @@ void shm_unlink_own(void);
 void shm_fini(void);
 
 /* Rings to each process by number (NULL ring: none); NULL when shm is off. */
-extern shm_tx_t *shm_tx;
+extern shm_tx_t *shm_tx UTIL_HIDDEN;
 
 /* Envelopes this process sent since its poll last took one (shm_poll
  * resets it): more than one means a stream, where shm_ring_ask_ahead pays. */
-extern unsigned shm_sent_since_taken;
+extern unsigned shm_sent_since_taken UTIL_HIDDEN;
 
 static inline void shm_sent(shm_tx_t *t)
 {

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/util_log.h"
 
 typedef struct ucx_handlers {
     void (*env_arrived)(void *wire, size_t len);
@@ -64,7 +65,7 @@ int ucx_progress(void);
 /* Operations started and not completed yet (their done still to come): while
  * any is, callers should not put off ucx_progress (a rendezvous payload
  * moves only when both sides poll). */
-extern unsigned ucx_ops_in_flight;
+extern unsigned ucx_ops_in_flight UTIL_HIDDEN;
 /* Shutdown in two steps: ucx_close flushes and closes every endpoint (peers
  * must still be progressing: fence with progress after it), ucx_fini then
  * destroys the worker and context. */
