@@ -12,11 +12,17 @@
 #define P2P_TAG_UB 0x7fffffff
 
 /* The entry of a point-to-point call: CORE_ENTER (core_rank.h) with R as
- * the point-to-point rank.  In library mode it also holds the host lock
- * until the function returns (rank_host.h). */
+ * the point-to-point rank.  A call from a rank's thread (core_current set)
+ * has the host lock already if it needs one: in library mode only a thread
+ * that holds it runs ULTs (rank_host.h).  Any other call (library mode's
+ * own threads) holds it until the function returns, as RANK_HOST_GUARD
+ * does: the test of rank_hosted is paid off the common path. */
 #define P2P_ENTER(R, fn)                                                     \
-    RANK_HOST_GUARD;                                                         \
-    p2p_rank_t *R = p2p_self();                                              \
+    p2p_rank_t *R = (p2p_rank_t *)core_current;                              \
+    __attribute__((cleanup(rank_host_leave))) bool rank_host_held_ =         \
+        UTIL_UNLIKELY(!R) && rank_host_enter();                              \
+    if (UTIL_UNLIKELY(!R))                                                   \
+        R = (p2p_rank_t *)core_lib_rank;                                     \
     if (UTIL_UNLIKELY(!R || !R->core.initialized || R->core.finalized))     \
         return core_not_initialized(fn)
 
@@ -73,6 +79,16 @@ static inline void p2p_req_setup(p2p_req_t *q, p2p_rank_t *r, p2p_req_kind_t kin
 {
     p2p_req_setup_dev(q, r, kind, mode, buf, count, dt, peer, tag, c, -1);
 }
+/* p2p_req_cleanup for the request of a blocking call (p2p_req_setup's on
+ * the rank's stack: never persistent, never generalized), in line: the call
+ * is made only when there is something to let go of.  Its call and tests
+ * were a tenth of a small MPI_Recv. */
+static inline void p2p_req_cleanup_blocking(p2p_req_t *q)
+{
+    if (UTIL_UNLIKELY(q->tmp != NULL || (q->c && !q->c->predefined) || !dt_is_plain(q->dt)))
+        p2p_req_cleanup(q);
+}
+
 /* Fill a fresh request with the arguments of a send or receive. */
 p2p_req_t *p2p_req_prepare(p2p_rank_t *r, p2p_req_kind_t kind, p2p_mode_t mode, const void *buf, int count,
                            MPI_Datatype dt, int peer, int tag, core_comm_t *c);

@@ -36,7 +36,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     p2p_wait_complete(&q);
     p2p_status_copy(status, &q);
     err = q.status.MPI_ERROR;
-    p2p_req_cleanup(&q);
+    p2p_req_cleanup_blocking(&q);
     return UTIL_UNLIKELY(err) ? core_error(c, err, "MPI_Recv") : MPI_SUCCESS;
 }
 

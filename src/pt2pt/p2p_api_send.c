@@ -71,7 +71,7 @@ static int send_common(const void *buf, int count, MPI_Datatype dt, int dest, in
         p2p_wait_complete(&q);
         err = q.status.MPI_ERROR;
     }
-    p2p_req_cleanup(&q);
+    p2p_req_cleanup_blocking(&q);
     return UTIL_UNLIKELY(err) ? core_error(c, err, func) : MPI_SUCCESS;
 }
 

@@ -95,14 +95,10 @@ void p2p_rank_fini(p2p_rank_t *r)
     p2p_seq_fini(&r->recv_seq);
 }
 
-/* With a single process nothing outside can wake a rank: when every rank is
- * blocked and none is ready, the job can never continue.  Say so instead of
- * spinning forever. */
-static void check_deadlock(void)
+/* check_deadlock's message, out of line: its buffer would give every poll a
+ * stack frame to set up. */
+static __attribute__((noinline, cold)) void report_deadlock(void)
 {
-    rank_pe_t *pe = &p2p_proc.pe;
-    if (pe->current || !util_dlist_empty(&pe->ready) || pe->nlive == 0)
-        return;
     char msg[256];
     int blocked = 0;
     for (int i = 0; i < core_proc.nlocal; i++)
@@ -110,6 +106,17 @@ static void check_deadlock(void)
     snprintf(msg, sizeof msg, "deadlock: all %d live ranks are blocked in MPI calls that no rank can satisfy",
              blocked);
     ucx_pmix_abort(1, msg);
+}
+
+/* With a single process nothing outside can wake a rank: when every rank is
+ * blocked and none is ready, the job can never continue.  Say so instead of
+ * spinning forever. */
+static inline void check_deadlock(void)
+{
+    rank_pe_t *pe = &p2p_proc.pe;
+    if (pe->current || !util_dlist_empty(&pe->ready) || pe->nlive == 0)
+        return;
+    report_deadlock();
 }
 
 static int (*hooks[P2P_MAX_HOOKS])(void);

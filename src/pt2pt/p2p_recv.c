@@ -303,9 +303,9 @@ static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k
     if (UTIL_UNLIKELY(!p2p_is_local(k->dst_world) | ((unsigned)k->src_world >= (unsigned)core_proc.nranks)))
         return false;
     p2p_rank_t *r = p2p_local(k->dst_world);
+    uint32_t *seq = p2p_seq(&r->recv_seq, k->src_world);
     /* an earlier envelope from the same sender still has to enter first */
-    if (k->seq != *p2p_seq(&r->recv_seq, k->src_world) ||
-        UTIL_UNLIKELY(!util_dlist_empty(&r->stash) || r->cancels != NULL))
+    if (k->seq != *seq || UTIL_UNLIKELY(!util_dlist_empty(&r->stash) || r->cancels != NULL))
         return false;
     p2p_mentry_t *e = p2p_posted_find(&r->posted, k->ctx, k->src, k->tag);
     if (!e)
@@ -315,7 +315,7 @@ static inline __attribute__((always_inline)) bool deliver_now(const env_key_t *k
     if (UTIL_UNLIKELY(q->dev))
         return false;
     p2p_posted_take(r, q);
-    (*p2p_seq(&r->recv_seq, k->src_world))++;
+    (*seq)++;
     size_t n = p2p_fill_status(q, k->src, k->tag, size);
     util_copy_small(q->buf, payload, n);
     p2p_req_part_done(q);

@@ -30,18 +30,20 @@ _Static_assert(offsetof(p2p_wire_short_t, ctx) == 4 && offsetof(p2p_wire_short_t
                    offsetof(p2p_wire_short_t, src_world) == 16 && offsetof(p2p_wire_short_t, seq) == 24 &&
                    sizeof(p2p_wire_short_t) == 28,
                "p2p_short_to_ring's two stores match the compact envelope's layout");
-static inline bool p2p_short_to_ring(int proc, p2p_rank_t *r, uint32_t ctx, int src, int tag, int dst_world,
-                                     const void *buf, size_t bytes)
+static inline __attribute__((always_inline)) bool p2p_short_to_ring(int proc, p2p_rank_t *r, uint32_t ctx,
+                                                                    int src, int tag, int dst_world,
+                                                                    const void *buf, size_t bytes)
 {
     const uint8_t kind[4] = { P2P_WIRE_EAGER_SHORT, 0, 0, 0 };
     uint32_t kind_word;
     memcpy(&kind_word, kind, sizeof kind_word);
+    uint32_t *seq = p2p_seq(&r->send_seq, dst_world); /* looked up once: the ring is not the table */
     p2p_u32x4 head = { kind_word, ctx, (uint32_t)src, (uint32_t)tag };
-    p2p_u32x4 rest = { (uint32_t)tag, (uint32_t)r->core.world, (uint32_t)dst_world, *p2p_seq(&r->send_seq, dst_world) };
+    p2p_u32x4 rest = { (uint32_t)tag, (uint32_t)r->core.world, (uint32_t)dst_world, *seq };
     shm_cell_t *cell = shm_reserve(proc, sizeof(p2p_wire_short_t) + bytes);
     if (!cell)
         return false;
-    (*p2p_seq(&r->send_seq, dst_world))++;
+    (*seq)++;
     memcpy(cell->bytes, &head, sizeof head);
     memcpy(cell->bytes + 12, &rest, sizeof rest);
     util_copy_small(cell->bytes + sizeof(p2p_wire_short_t), buf, bytes); /* 0 bytes: buf may be NULL */
