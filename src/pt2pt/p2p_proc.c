@@ -129,9 +129,25 @@ void p2p_add_progress_hook(int (*hook)(void))
     hooks[nhooks++] = hook;
 }
 
+/* A process alone has neither rings nor UCX (env_proc.c): what is left to
+ * poll, and the deadlock check that only it can make. */
+static int progress_alone(void)
+{
+    int n = 0;
+    for (int i = 0; i < nhooks; i++)
+        n += hooks[i]();
+    if (UTIL_UNLIKELY(p2p_proc.ncopies))
+        n += p2p_copies_progress();
+    else if (n == 0)
+        check_deadlock();
+    return n;
+}
+
 int p2p_progress(void *unused)
 {
     (void)unused;
+    if (UTIL_UNLIKELY(core_proc.nprocs == 1))
+        return progress_alone();
     /* the rings first (an empty poll is a load per ring); when they had
      * news and no UCX operation of ours is under way, the ranks get the
      * news before UCX's poll is paid for, yet UCX still gets every few
@@ -150,7 +166,5 @@ int p2p_progress(void *unused)
             n += hooks[i]();
     if (UTIL_UNLIKELY(p2p_proc.ncopies))
         n += p2p_copies_progress();
-    else if (n == 0 && core_proc.nprocs == 1)
-        check_deadlock();
     return n;
 }
