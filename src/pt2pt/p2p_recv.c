@@ -65,7 +65,8 @@ static void payload_received(ucx_op_t *op, int status, size_t len)
             p2p_copy_then_complete(q->buf, t, n, q, NULL, t);
             return;
         }
-        memcpy(q->buf, t, n);
+        if (n) /* (a receive of nothing may name a NULL buffer) */
+            memcpy(q->buf, t, n);
         free(t);
     }
     p2p_req_part_done(q);
