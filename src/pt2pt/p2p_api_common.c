@@ -71,7 +71,6 @@ void p2p_status_empty(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS; /* part of what "empty" means */
     st->ampi_cancelled = 0;
     st->ampi_count = 0;
 }

@@ -320,6 +320,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (req_inactive(request)) {
         *flag = 1;
         p2p_status_empty(status);
+        /* here the empty status's error field is set as well (MPI_SUCCESS,
+         * as MPICH's rqstatus asks); Wait and Recv leave that field alone */
+        if (status != MPI_STATUS_IGNORE)
+            status->MPI_ERROR = MPI_SUCCESS;
         return MPI_SUCCESS;
     }
     if (!request->complete)
