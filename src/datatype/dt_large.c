@@ -142,8 +142,8 @@ static int indexed(MPI_Count count, const MPI_Count *bls, MPI_Count bl, const MP
 {
     if (count < 0)
         return core_error(NULL, MPI_ERR_COUNT, fn);
-    if (count > 0 && (!disps || (!bls && combiner != MPI_COMBINER_INDEXED_BLOCK &&
-                                 combiner != MPI_COMBINER_HINDEXED_BLOCK)))
+    bool blocks = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    if (count > 0 && (!disps || (!bls && !blocks) || (!types && combiner == MPI_COMBINER_STRUCT)))
         return core_error(NULL, MPI_ERR_ARG, fn);
     if (fits(count) && fits(bl) && all_fit(count, bls) && (bytes || all_fit(count, disps))) {
         int err, e2, e3 = MPI_SUCCESS, n = (int)count;
@@ -176,51 +176,38 @@ static int indexed(MPI_Count count, const MPI_Count *bls, MPI_Count bl, const MP
     return build(&a, newtype, fn);
 }
 
-#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count bls[], const MPI_Count disps[], MPI_Datatype oldtype,
-                        MPI_Datatype *newtype)
-{
-    RANK_HOST_GUARD;
-    return indexed(count, bls, 0, disps, NULL, oldtype, false, MPI_COMBINER_INDEXED, newtype, "MPI_Type_indexed_c");
-}
+/* The family's entry points differ only in their parameters and in what
+ * they pass on to indexed(); the name their errors carry comes from the
+ * function's own name. */
+#define DT_STR(x) #x
+#define INDEXED_C(name, params, ...)                                  \
+    _Pragma(DT_STR(weak MPI_##name##_c = PMPI_##name##_c))            \
+    int PMPI_##name##_c params                                        \
+    {                                                                 \
+        RANK_HOST_GUARD;                                              \
+        return indexed(__VA_ARGS__, newtype, "MPI_" #name "_c");      \
+    }
 
-#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count bls[], const MPI_Count disps[],
-                                MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    RANK_HOST_GUARD;
-    return indexed(count, bls, 0, disps, NULL, oldtype, true, MPI_COMBINER_HINDEXED, newtype,
-                   "MPI_Type_create_hindexed_c");
-}
-
-#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count disps[],
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    RANK_HOST_GUARD;
-    return indexed(count, NULL, blocklength, disps, NULL, oldtype, false, MPI_COMBINER_INDEXED_BLOCK, newtype,
-                   "MPI_Type_create_indexed_block_c");
-}
-
-#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count disps[],
-                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    RANK_HOST_GUARD;
-    return indexed(count, NULL, blocklength, disps, NULL, oldtype, true, MPI_COMBINER_HINDEXED_BLOCK, newtype,
-                   "MPI_Type_create_hindexed_block_c");
-}
-
-#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count bls[], const MPI_Count disps[],
-                              const MPI_Datatype types[], MPI_Datatype *newtype)
-{
-    RANK_HOST_GUARD;
-    if (count > 0 && !types)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct_c");
-    return indexed(count, bls, 0, disps, types, MPI_DATATYPE_NULL, true, MPI_COMBINER_STRUCT, newtype,
-                   "MPI_Type_create_struct_c");
-}
+INDEXED_C(Type_indexed,
+          (MPI_Count count, const MPI_Count bls[], const MPI_Count disps[], MPI_Datatype oldtype,
+           MPI_Datatype *newtype),
+          count, bls, 0, disps, NULL, oldtype, false, MPI_COMBINER_INDEXED)
+INDEXED_C(Type_create_hindexed,
+          (MPI_Count count, const MPI_Count bls[], const MPI_Count disps[], MPI_Datatype oldtype,
+           MPI_Datatype *newtype),
+          count, bls, 0, disps, NULL, oldtype, true, MPI_COMBINER_HINDEXED)
+INDEXED_C(Type_create_indexed_block,
+          (MPI_Count count, MPI_Count blocklength, const MPI_Count disps[], MPI_Datatype oldtype,
+           MPI_Datatype *newtype),
+          count, NULL, blocklength, disps, NULL, oldtype, false, MPI_COMBINER_INDEXED_BLOCK)
+INDEXED_C(Type_create_hindexed_block,
+          (MPI_Count count, MPI_Count blocklength, const MPI_Count disps[], MPI_Datatype oldtype,
+           MPI_Datatype *newtype),
+          count, NULL, blocklength, disps, NULL, oldtype, true, MPI_COMBINER_HINDEXED_BLOCK)
+INDEXED_C(Type_create_struct,
+          (MPI_Count count, const MPI_Count bls[], const MPI_Count disps[], const MPI_Datatype types[],
+           MPI_Datatype *newtype),
+          count, bls, 0, disps, types, MPI_DATATYPE_NULL, true, MPI_COMBINER_STRUCT)
 
 #pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)

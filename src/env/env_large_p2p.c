@@ -38,18 +38,18 @@ int env_large_type(MPI_Count count, MPI_Datatype dt, MPI_Datatype *big)
 #define ISEND_TAIL (, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 #define ISEND_ARGS (, dest, tag, comm, request)
 
-LARGE_XFER(Send, const, SEND_TAIL, SEND_ARGS)
-LARGE_XFER(Bsend, const, SEND_TAIL, SEND_ARGS)
-LARGE_XFER(Ssend, const, SEND_TAIL, SEND_ARGS)
-LARGE_XFER(Rsend, const, SEND_TAIL, SEND_ARGS)
-LARGE_XFER(Isend, const, ISEND_TAIL, ISEND_ARGS)
-LARGE_XFER(Ibsend, const, ISEND_TAIL, ISEND_ARGS)
-LARGE_XFER(Issend, const, ISEND_TAIL, ISEND_ARGS)
-LARGE_XFER(Irsend, const, ISEND_TAIL, ISEND_ARGS)
-LARGE_XFER(Send_init, const, ISEND_TAIL, ISEND_ARGS)
-LARGE_XFER(Bsend_init, const, ISEND_TAIL, ISEND_ARGS)
-LARGE_XFER(Ssend_init, const, ISEND_TAIL, ISEND_ARGS)
-LARGE_XFER(Rsend_init, const, ISEND_TAIL, ISEND_ARGS)
+/* The four send modes (standard, buffered, synchronous, ready) share the
+ * shape of their family: blocking, nonblocking or persistent. */
+#define LARGE_SEND_MODES(tail_params, tail_args, standard, buffered, synchronous, ready) \
+    LARGE_XFER(standard, const, tail_params, tail_args)                                  \
+    LARGE_XFER(buffered, const, tail_params, tail_args)                                  \
+    LARGE_XFER(synchronous, const, tail_params, tail_args)                               \
+    LARGE_XFER(ready, const, tail_params, tail_args)
+
+LARGE_SEND_MODES(SEND_TAIL, SEND_ARGS, Send, Bsend, Ssend, Rsend)
+LARGE_SEND_MODES(ISEND_TAIL, ISEND_ARGS, Isend, Ibsend, Issend, Irsend)
+LARGE_SEND_MODES(ISEND_TAIL, ISEND_ARGS, Send_init, Bsend_init, Ssend_init, Rsend_init)
+
 LARGE_XFER(Recv, , (, int source, int tag, MPI_Comm comm, MPI_Status *status), (, source, tag, comm, status))
 LARGE_XFER(Irecv, , ISEND_TAIL, ISEND_ARGS)
 LARGE_XFER(Recv_init, , ISEND_TAIL, ISEND_ARGS)

@@ -1,5 +1,6 @@
 /* large_count.c - the large-count "_c" functions of MPI 4.0: ordinary
- * counts through point to point (blocking, nonblocking, Sendrecv, Get_count_c),
+ * counts through point to point (every send mode, blocking, nonblocking and
+ * persistent; Sendrecv, Get_count_c),
  * collectives (Bcast_c, Gatherv_c, Alltoallw_c, Allreduce_c with an op of
  * MPI_Op_create_c) and the datatype constructors; counts past INT_MAX where
  * no memory is needed: type sizes of MPI_Type_contiguous_c and
@@ -176,6 +177,101 @@ static int test_types(int rank)
         errs += mt_fail(rank, "Type_create_indexed_block_c: combiner %d, data %d %d %d %d", comb, dst[0], dst[1],
                         dst[2], dst[3]);
     MPI_Type_free(&t);
+
+    /* the rest of the indexed family, ordinary counts: combiner and data */
+    MPI_Count bl2[2] = { 2, 1 }, edisp[2] = { 1, 4 }, bdisp[2] = { 4, 16 };
+    MPI_Datatype ints[2] = { MPI_INT, MPI_INT };
+    int src6[6] = { 10, 11, 12, 13, 14, 15 };
+    const int want[3][3] = { { 11, 12, 14 }, { 11, 14, -1 }, { 11, 12, 14 } };
+    const int combs[3] = { MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT };
+    for (int k = 0; k < 3; k++) {
+        if (k == 0)
+            MPI_Type_indexed_c(2, bl2, edisp, MPI_INT, &t);
+        else if (k == 1)
+            MPI_Type_create_hindexed_block_c(2, 1, bdisp, MPI_INT, &t);
+        else
+            MPI_Type_create_struct_c(2, bl2, bdisp, ints, &t);
+        MPI_Type_commit(&t);
+        int got[3] = { -1, -1, -1 };
+        MPI_Type_get_envelope(t, &ni, &na, &nt, &comb);
+        MPI_Sendrecv(src6, 1, t, 0, 4, got, 3, MPI_INT, 0, 4, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        if (comb != combs[k] || got[0] != want[k][0] || got[1] != want[k][1] || got[2] != want[k][2])
+            errs += mt_fail(rank, "indexed family constructor %d: combiner %d, data %d %d %d", k, comb, got[0],
+                            got[1], got[2]);
+        MPI_Type_free(&t);
+    }
+
+    /* argument errors, each with its class */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rcs[5] = {
+        MPI_Type_create_struct_c(2, bl2, bdisp, NULL, &t),
+        MPI_Type_indexed_c(2, bl2, NULL, MPI_INT, &t),
+        MPI_Type_create_hindexed_c(2, NULL, bdisp, MPI_INT, &t),
+        MPI_Type_create_indexed_block_c(-1, 1, edisp, MPI_INT, &t),
+        MPI_Type_create_hindexed_block_c(2, 1, NULL, MPI_INT, &t),
+    };
+    const int want_cls[5] = { MPI_ERR_ARG, MPI_ERR_ARG, MPI_ERR_ARG, MPI_ERR_COUNT, MPI_ERR_ARG };
+    for (int k = 0; k < 5; k++) {
+        int cls = rcs[k];
+        if (cls != MPI_SUCCESS)
+            MPI_Error_class(rcs[k], &cls);
+        if (cls != want_cls[k])
+            errs += mt_fail(rank, "indexed family argument error %d: class %d, expected %d", k, cls, want_cls[k]);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    return errs;
+}
+
+/* Every send mode's _c call (blocking, nonblocking, persistent) to
+ * oneself, each with 3 ints (the int call) and with 2^31 + 1 elements of an
+ * empty type (the path of counts past INT_MAX). */
+static int test_send_modes(int rank)
+{
+    int errs = 0, out[3] = { rank, rank + 1, rank + 2 }, in[3];
+    static char bbuf[4096];
+    MPI_Buffer_attach(bbuf, sizeof bbuf);
+    MPI_Datatype empty;
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    MPI_Comm self = MPI_COMM_SELF;
+    for (int mode = 0; mode < 12; mode++)
+        for (int large = 0; large < 2; large++) {
+            MPI_Count n = large ? (MPI_Count)INT_MAX + 2 : 3, got = -1;
+            MPI_Datatype t = large ? empty : MPI_INT;
+            MPI_Request rq, sq = MPI_REQUEST_NULL;
+            MPI_Status st;
+            in[0] = in[1] = in[2] = -1;
+            MPI_Irecv_c(in, n, t, 0, mode, self, &rq);
+            switch (mode) {
+            case 0: MPI_Send_c(out, n, t, 0, mode, self); break;
+            case 1: MPI_Bsend_c(out, n, t, 0, mode, self); break;
+            case 2: MPI_Ssend_c(out, n, t, 0, mode, self); break;
+            case 3: MPI_Rsend_c(out, n, t, 0, mode, self); break;
+            case 4: MPI_Isend_c(out, n, t, 0, mode, self, &sq); break;
+            case 5: MPI_Ibsend_c(out, n, t, 0, mode, self, &sq); break;
+            case 6: MPI_Issend_c(out, n, t, 0, mode, self, &sq); break;
+            case 7: MPI_Irsend_c(out, n, t, 0, mode, self, &sq); break;
+            case 8: MPI_Send_init_c(out, n, t, 0, mode, self, &sq); break;
+            case 9: MPI_Bsend_init_c(out, n, t, 0, mode, self, &sq); break;
+            case 10: MPI_Ssend_init_c(out, n, t, 0, mode, self, &sq); break;
+            default: MPI_Rsend_init_c(out, n, t, 0, mode, self, &sq); break;
+            }
+            if (mode >= 8)
+                MPI_Start(&sq);
+            MPI_Wait(&rq, &st);
+            MPI_Wait(&sq, MPI_STATUS_IGNORE);
+            if (mode >= 8)
+                MPI_Request_free(&sq);
+            MPI_Get_count_c(&st, t, &got);
+            int data_ok = large || (in[0] == rank && in[1] == rank + 1 && in[2] == rank + 2);
+            if (got != (large ? 0 : 3) || st.MPI_TAG != mode || !data_ok)
+                errs += mt_fail(rank, "send mode %d (%s counts): count %lld tag %d data %d %d %d", mode,
+                                large ? "large" : "int", (long long)got, st.MPI_TAG, in[0], in[1], in[2]);
+        }
+    MPI_Type_free(&empty);
+    void *b;
+    MPI_Count bsize;
+    MPI_Buffer_detach_c(&b, &bsize);
     return errs;
 }
 
@@ -245,6 +341,7 @@ int main(int argc, char **argv)
     errs += test_p2p(rank, size);
     errs += test_coll(rank, size);
     errs += test_types(rank);
+    errs += test_send_modes(rank);
     errs += test_huge_vector(rank);
     mt_finish(errs, "large_count OK");
     MPI_Finalize();
