@@ -92,18 +92,24 @@ static struct AMPI_Session_s *session_get(p2p_rank_t *r, MPI_Session s, const ch
     return s;
 }
 
-#define SESSION_ENTER(R, S, h, fn)                            \
+/* Every session call starts here: R is the calling rank, S its session
+ * behind handle h; bad, a test of the call's other arguments, fails it with
+ * MPI_ERR_ARG, so that each call states its argument rule in one place. */
+#define SESSION_ENTER(R, S, h, bad, fn)                       \
     P2P_ENTER(R, fn);                                         \
     struct AMPI_Session_s *S = session_get(R, h, fn);         \
     if (!S)                                                   \
-        return MPI_ERR_ARG
+        return MPI_ERR_ARG;                                   \
+    (void)R, (void)S;                                         \
+    if (bad)                                                  \
+        return core_error(NULL, MPI_ERR_ARG, fn)
 
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session *session)
 {
     if (!session)
         return core_error(NULL, MPI_ERR_ARG, "MPI_Session_finalize");
-    SESSION_ENTER(r, s, *session, "MPI_Session_finalize");
+    SESSION_ENTER(r, s, *session, false, "MPI_Session_finalize");
     int i = local_index(r);
     p2p_bsend_free(s->bsend);
     for (struct AMPI_Session_s **p = &session_list[i]; *p; p = &(*p)->next)
@@ -124,10 +130,7 @@ int PMPI_Session_finalize(MPI_Session *session)
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
     (void)info;
-    SESSION_ENTER(r, s, session, "MPI_Session_get_num_psets");
-    (void)s;
-    if (!npset_names)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_num_psets");
+    SESSION_ENTER(r, s, session, !npset_names, "MPI_Session_get_num_psets");
     *npset_names = NPSETS;
     return MPI_SUCCESS;
 }
@@ -137,10 +140,7 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
     (void)info;
-    SESSION_ENTER(r, s, session, "MPI_Session_get_nth_pset");
-    (void)s;
-    if (n < 0 || n >= NPSETS || !pset_len || *pset_len < 0)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_nth_pset");
+    SESSION_ENTER(r, s, session, n < 0 || n >= NPSETS || !pset_len || *pset_len < 0, "MPI_Session_get_nth_pset");
     int len = (int)strlen(psets[n]);
     if (*pset_len > 0) {
         if (!pset_name)
@@ -156,10 +156,7 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_get_info");
-    (void)s;
-    if (!info_used)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_info");
+    SESSION_ENTER(r, s, session, !info_used, "MPI_Session_get_info");
     return PMPI_Info_create(info_used);
 }
 
@@ -175,11 +172,8 @@ static int pset_index(const char *name)
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_get_pset_info");
-    (void)s;
     int p = pset_index(pset_name);
-    if (p < 0 || !info)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_pset_info");
+    SESSION_ENTER(r, s, session, p < 0 || !info, "MPI_Session_get_pset_info");
     char size[16];
     snprintf(size, sizeof size, "%d", p == 0 ? core_proc.nranks : 1);
     int err = PMPI_Info_create(info);
@@ -189,10 +183,8 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    SESSION_ENTER(r, s, session, "MPI_Group_from_session_pset");
     int p = pset_index(pset_name);
-    if (p < 0 || !newgroup)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Group_from_session_pset");
+    SESSION_ENTER(r, s, session, p < 0 || !newgroup, "MPI_Group_from_session_pset");
     int err = PMPI_Comm_group(p == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup);
     if (!err)
         s->groups[s->ngroups++ % SESSION_GROUPS] = *newgroup;
@@ -249,9 +241,7 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errh
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_set_errhandler");
-    if (!env_errh_usable(errhandler, ENV_ERRH_SESSION))
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_set_errhandler");
+    SESSION_ENTER(r, s, session, !env_errh_usable(errhandler, ENV_ERRH_SESSION), "MPI_Session_set_errhandler");
     s->errh = errhandler;
     return MPI_SUCCESS;
 }
@@ -259,9 +249,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_get_errhandler");
-    if (!errhandler)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_errhandler");
+    SESSION_ENTER(r, s, session, !errhandler, "MPI_Session_get_errhandler");
     *errhandler = env_errh_get(s->errh);
     return MPI_SUCCESS;
 }
@@ -269,7 +257,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_call_errhandler");
+    SESSION_ENTER(r, s, session, false, "MPI_Session_call_errhandler");
     if (s->errh == MPI_ERRORS_ARE_FATAL)
         return core_error_msg(NULL, errorcode, "MPI_Session_call_errhandler", "the session's handler is fatal");
     env_errh_invoke(s->errh, &session, errorcode);
@@ -285,7 +273,7 @@ int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
 #pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_attach_buffer");
+    SESSION_ENTER(r, s, session, false, "MPI_Session_attach_buffer");
     int err = p2p_bsend_attach(&s->bsend, buffer, size);
     return err ? core_error(NULL, err, "MPI_Session_attach_buffer") : MPI_SUCCESS;
 }
@@ -293,9 +281,7 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count si
 #pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_detach_buffer");
-    if (!buffer_addr || !size)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_detach_buffer");
+    SESSION_ENTER(r, s, session, !buffer_addr || !size, "MPI_Session_detach_buffer");
     int err = p2p_bsend_detach(&s->bsend, (void **)buffer_addr, size);
     return err ? core_error(NULL, err, "MPI_Session_detach_buffer") : MPI_SUCCESS;
 }
@@ -314,8 +300,7 @@ int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size
 #pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
 int PMPI_Session_flush_buffer(MPI_Session session)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_flush_buffer");
-    (void)r;
+    SESSION_ENTER(r, s, session, false, "MPI_Session_flush_buffer");
     p2p_bsend_flush(s->bsend);
     return MPI_SUCCESS;
 }
@@ -323,9 +308,7 @@ int PMPI_Session_flush_buffer(MPI_Session session)
 #pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
-    SESSION_ENTER(r, s, session, "MPI_Session_iflush_buffer");
-    if (!request)
-        return core_error(NULL, MPI_ERR_ARG, "MPI_Session_iflush_buffer");
+    SESSION_ENTER(r, s, session, !request, "MPI_Session_iflush_buffer");
     int err = p2p_bsend_iflush(r, s->bsend, request);
     return err ? core_error(NULL, err, "MPI_Session_iflush_buffer") : MPI_SUCCESS;
 }

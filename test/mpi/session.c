@@ -1,13 +1,62 @@
 /* session.c - a program that starts MPI with MPI_Session_init instead of
  * MPI_Init (MPI 4.0 sessions, as OSU 7.4 does with --session): the process
  * sets, a communicator from the world set's group, traffic on it, and
- * MPI_Session_finalize ending MPI. */
+ * MPI_Session_finalize ending MPI; each session call rejects bad arguments. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if MPI_VERSION >= 4 || defined(AMPI_UCX)
+static int expect_arg(int rc, const char *call, int rank)
+{
+    int cls = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    if (cls == MPI_ERR_ARG)
+        return 0;
+    printf("FAIL rank %d: %s returned class %d, expected MPI_ERR_ARG\n", rank, call, cls);
+    return 1;
+}
+
+/* Each session call rejects its own bad arguments with MPI_ERR_ARG, and
+ * takes good ones. */
+static int check_arguments(MPI_Session s, int rank)
+{
+#ifdef AMPI_UCX
+    /* this library reports the session calls' errors to MPI_COMM_WORLD's handler */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#endif
+    int errs = 0, len = 4;
+    char name[4];
+    MPI_Info info;
+    MPI_Group g;
+    MPI_Request req;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    errs += expect_arg(MPI_Session_get_num_psets(s, MPI_INFO_NULL, NULL), "get_num_psets(NULL)", rank);
+    errs += expect_arg(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, name), "get_nth_pset(99)", rank);
+    errs += expect_arg(MPI_Session_get_info(s, NULL), "get_info(NULL)", rank);
+    errs += expect_arg(MPI_Session_get_pset_info(s, "mpi://NONE", &info), "get_pset_info(mpi://NONE)", rank);
+    errs += expect_arg(MPI_Group_from_session_pset(s, "mpi://NONE", &g), "Group_from_session_pset(mpi://NONE)",
+                       rank);
+    errs += expect_arg(MPI_Session_get_errhandler(s, NULL), "get_errhandler(NULL)", rank);
+    errs += expect_arg(MPI_Session_set_errhandler(s, MPI_ERRHANDLER_NULL), "set_errhandler(NULL handler)", rank);
+    errs += expect_arg(MPI_Session_detach_buffer(s, NULL, NULL), "detach_buffer(NULL)", rank);
+    errs += expect_arg(MPI_Session_iflush_buffer(s, NULL), "iflush_buffer(NULL)", rank);
+    errs += expect_arg(MPI_Session_flush_buffer(MPI_SESSION_NULL), "flush_buffer(MPI_SESSION_NULL)", rank);
+    if (MPI_Session_get_errhandler(s, &eh) != MPI_SUCCESS || eh != MPI_ERRORS_RETURN)
+        errs++, printf("FAIL rank %d: the session's handler is not MPI_ERRORS_RETURN\n", rank);
+    if (MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        MPI_Session_call_errhandler(s, MPI_ERR_OTHER) != MPI_SUCCESS || MPI_Session_flush_buffer(s) != MPI_SUCCESS)
+        errs++, printf("FAIL rank %d: set_errhandler, call_errhandler or flush_buffer failed\n", rank);
+    if (MPI_Session_iflush_buffer(s, &req) != MPI_SUCCESS || MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        errs++, printf("FAIL rank %d: iflush_buffer failed\n", rank);
+#ifdef AMPI_UCX
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
+    return errs;
+}
+
 int main(void)
 {
     MPI_Session s = MPI_SESSION_NULL;
@@ -45,6 +94,7 @@ int main(void)
     if (!flag || atoi(val) != size)
         errs++, printf("FAIL rank %d: mpi_size '%s'\n", rank, flag ? val : "");
     MPI_Info_free(&info);
+    errs += check_arguments(s, rank);
     int total = 0;
     MPI_Allreduce(&errs, &total, 1, MPI_INT, MPI_SUM, comm);
     MPI_Comm_free(&comm);
