@@ -17,17 +17,15 @@
 #include "pt2pt/p2p.h"
 #include "rma/rma.h"
 #include "core/core_settings.h"
+#include "ucx/ucx_side.h"
 #include "util/util_log.h"
 
-#define RMA_AM_ID 0
+#define RMA_WHAT "one-sided"
 
 static struct {
     bool up;
-    ucp_context_h context;
-    ucp_worker_h worker;
-    int efd;
+    ucx_side_t w;
     pthread_mutex_t ep_lk;
-    ucp_ep_h *eps;       /* by process */
     ucp_address_t *own;
     size_t own_len;
     pthread_t thread;
@@ -95,7 +93,7 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
         .cb.recv_am = rndv_done,
         .user_data = r,
     };
-    void *req = ucp_am_recv_data_nbx(N.worker, data, buf, length, &prm);
+    void *req = ucp_am_recv_data_nbx(N.w.worker, data, buf, length, &prm);
     if (UCS_PTR_IS_ERR(req))
         util_fatal("one-sided data receive: %s", ucs_status_string(UCS_PTR_STATUS(req)));
     if (req == NULL) { /* done at once: the callback is not called */
@@ -112,48 +110,20 @@ int rma_net_init(void)
 {
     if (N.up)
         return 0;
-    ucp_config_t *config;
-    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
-    if (st != UCS_OK)
-        return -1;
-    ucx_config_transports(config); /* one node: no TCP listener */
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
         .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
         .mt_workers_shared = 1,
     };
-    st = ucp_init(&params, config, &N.context);
-    ucp_config_release(config);
+    /* multi-threaded: the ranks' thread and the progress thread */
+    ucs_status_t st = ucx_side_open(&N.w, &params, UCS_THREAD_MODE_MULTI, core_proc.nprocs, am_cb, RMA_WHAT);
     if (st != UCS_OK) {
         util_debug("rma: ucp_init: %s", ucs_status_string(st));
         return -1;
     }
-    ucp_worker_params_t wp = {
-        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-        .thread_mode = UCS_THREAD_MODE_MULTI, /* the ranks' thread and the progress thread */
-    };
-    st = ucp_worker_create(N.context, &wp, &N.worker);
-    if (st != UCS_OK)
-        util_fatal("one-sided worker: %s", ucs_status_string(st));
-    ucp_am_handler_param_t hp = {
-        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
-                      UCP_AM_HANDLER_PARAM_FIELD_CB,
-        .id = RMA_AM_ID,
-        .flags = UCP_AM_FLAG_WHOLE_MSG,
-        .cb = am_cb,
-    };
-    st = ucp_worker_set_am_recv_handler(N.worker, &hp);
-    if (st != UCS_OK)
-        util_fatal("one-sided handler: %s", ucs_status_string(st));
-    st = ucp_worker_get_address(N.worker, &N.own, &N.own_len);
+    st = ucp_worker_get_address(N.w.worker, &N.own, &N.own_len);
     if (st != UCS_OK)
         util_fatal("one-sided worker address: %s", ucs_status_string(st));
-    N.eps = calloc((size_t)core_proc.nprocs, sizeof *N.eps);
-    if (!N.eps)
-        util_fatal("out of memory");
-    N.efd = -1;
-    if (ucp_worker_get_efd(N.worker, &N.efd) != UCS_OK)
-        N.efd = -1;
     N.up = true;
     if (core_proc.nprocs > 1 && core_setting_bool(CORE_SET_RMA_PROGRESS)) {
         atomic_store(&N.stop, false);
@@ -189,20 +159,12 @@ static held_t *held_list;
  * with the worker's lock held and may need ep_lk (lock order). */
 void rma_net_learn(int proc, const void *addr, size_t len)
 {
-    if (proc == core_proc.proc || __atomic_load_n(&N.eps[proc], __ATOMIC_ACQUIRE))
+    if (proc == core_proc.proc || __atomic_load_n(&N.w.eps[proc], __ATOMIC_ACQUIRE))
         return;
-    ucp_ep_params_t ep_params = {
-        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
-        .address = addr,
-        .err_mode = UCP_ERR_HANDLING_MODE_NONE,
-    };
-    ucp_ep_h ep;
-    ucs_status_t st = ucp_ep_create(N.worker, &ep_params, &ep);
-    if (st != UCS_OK)
-        util_fatal("one-sided endpoint to process %d: %s", proc, ucs_status_string(st));
+    ucp_ep_h ep = ucx_side_connect(&N.w, proc, addr, RMA_WHAT);
     (void)len;
     pthread_mutex_lock(&N.ep_lk);
-    __atomic_store_n(&N.eps[proc], ep, __ATOMIC_RELEASE);
+    __atomic_store_n(&N.w.eps[proc], ep, __ATOMIC_RELEASE);
     held_t *mine = NULL, **pp = &held_list;
     while (*pp) {
         held_t *x = *pp;
@@ -227,7 +189,7 @@ void rma_net_learn(int proc, const void *addr, size_t len)
 static bool hold(int proc, const rma_hdr_t *h, const void *data, size_t len, bool eager)
 {
     pthread_mutex_lock(&N.ep_lk);
-    bool unknown = N.eps[proc] == NULL;
+    bool unknown = N.w.eps[proc] == NULL;
     if (unknown) {
         held_t *x = malloc(sizeof *x + len);
         if (!x)
@@ -244,13 +206,13 @@ static bool hold(int proc, const rma_hdr_t *h, const void *data, size_t len, boo
 int rma_net_send(int proc, const rma_hdr_t *h, const void *data, size_t len, _Atomic int *sending,
                  void *free_after, bool eager)
 {
-    ucp_ep_h ep = __atomic_load_n(&N.eps[proc], __ATOMIC_ACQUIRE);
+    ucp_ep_h ep = __atomic_load_n(&N.w.eps[proc], __ATOMIC_ACQUIRE);
     if (UTIL_UNLIKELY(ep == NULL)) {
         if (hold(proc, h, data, len, eager)) {
             free(free_after); /* copied */
             return 0;
         }
-        ep = __atomic_load_n(&N.eps[proc], __ATOMIC_ACQUIRE);
+        ep = __atomic_load_n(&N.w.eps[proc], __ATOMIC_ACQUIRE);
     }
     net_send_t *s = malloc(sizeof *s);
     if (!s)
@@ -265,7 +227,7 @@ int rma_net_send(int proc, const rma_hdr_t *h, const void *data, size_t len, _At
         .user_data = s,
         .flags = UCP_AM_SEND_FLAG_COPY_HEADER | (eager ? UCP_AM_SEND_FLAG_EAGER : 0),
     };
-    void *req = ucp_am_send_nbx(ep, RMA_AM_ID, h, sizeof *h, data, len, &prm);
+    void *req = ucp_am_send_nbx(ep, UCX_SIDE_AM_ID, h, sizeof *h, data, len, &prm);
     if (UCS_PTR_IS_ERR(req))
         util_fatal("one-sided send to process %d: %s", proc, ucs_status_string(UCS_PTR_STATUS(req)));
     if (req == NULL) { /* done at once */
@@ -284,7 +246,7 @@ int rma_net_progress(void)
     /* the ranks' thread is in the library and polls: the progress thread stands aside (one writer) */
     atomic_store_explicit(&N.pe_polls, atomic_load_explicit(&N.pe_polls, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    int n = (int)ucp_worker_progress(N.worker);
+    int n = (int)ucp_worker_progress(N.w.worker);
     return n + rma_finish_fetches();
 }
 
@@ -330,17 +292,17 @@ static void *thread_main(void *arg)
             nanosleep(&nap, NULL);
             continue;
         }
-        if (ucp_worker_progress(N.worker)) {
+        if (ucp_worker_progress(N.w.worker)) {
             idle = 0;
             continue;
         }
         if (++idle < 64)
             continue;
-        if (N.efd >= 0) {
-            ucs_status_t st = ucp_worker_arm(N.worker);
+        if (N.w.efd >= 0) {
+            ucs_status_t st = ucp_worker_arm(N.w.worker);
             if (st == UCS_ERR_BUSY)
                 continue;
-            struct pollfd p = { .fd = N.efd, .events = POLLIN };
+            struct pollfd p = { .fd = N.w.efd, .events = POLLIN };
             poll(&p, 1, 1);
         } else {
             nanosleep(&nap, NULL);
@@ -358,30 +320,8 @@ void rma_net_fini(void)
         pthread_join(N.thread, NULL);
         N.thread_on = false;
     }
-    ucp_request_param_t prm = { .op_attr_mask = 0 };
-    void *r = ucp_worker_flush_nbx(N.worker, &prm);
-    if (UCS_PTR_IS_PTR(r)) {
-        while (ucp_request_check_status(r) == UCS_INPROGRESS)
-            ucp_worker_progress(N.worker);
-        ucp_request_free(r);
-    }
-    /* every rank has passed MPI_Finalize's barrier: no one-sided traffic is
-     * left, and a peer may already be gone, so nothing waits for it */
-    ucp_request_param_t force = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE };
-    for (int i = 0; i < core_proc.nprocs; i++) {
-        if (N.eps[i]) {
-            void *c = ucp_ep_close_nbx(N.eps[i], &force);
-            if (UCS_PTR_IS_PTR(c)) {
-                while (ucp_request_check_status(c) == UCS_INPROGRESS)
-                    ucp_worker_progress(N.worker);
-                ucp_request_free(c);
-            }
-        }
-    }
-    free(N.eps);
-    ucp_worker_release_address(N.worker, N.own);
-    ucp_worker_destroy(N.worker);
-    ucp_cleanup(N.context);
+    ucp_worker_release_address(N.w.worker, N.own);
+    ucx_side_close(&N.w);
     N.up = false;
 }
 

@@ -10,18 +10,15 @@
 #include <ucp/api/ucp.h>
 #include "ucx/ucx.h"
 #include "ucx/ucx_pmix.h"
+#include "ucx/ucx_side.h"
 #include "util/util_log.h"
 
 #define ASYNC_ADDR_KEY "ampi.ucx.async"
-#define ASYNC_AM_ID 0
+#define ASYNC_WHAT "nonblocking collectives'"
 
 static struct {
     bool up;
-    int nprocs;
-    ucp_context_h context;
-    ucp_worker_h worker;
-    int efd;
-    ucp_ep_h *eps; /* by process, made on first use */
+    ucx_side_t w; /* endpoints made on first use */
     ucx_async_handler_fn handler;
     pthread_t thread;
     bool thread_on;
@@ -51,53 +48,24 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 void ucx_async_init(int proc, int nprocs, ucx_async_handler_fn handler)
 {
     (void)proc;
-    ucp_config_t *config;
-    if (ucp_config_read(NULL, NULL, &config) != UCS_OK)
-        util_fatal("nonblocking collectives: cannot read the UCX configuration");
-    ucx_config_transports(config); /* one node: no TCP listener */
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
         .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
         .estimated_num_eps = (size_t)nprocs,
     };
-    ucs_status_t st = ucp_init(&params, config, &A.context);
-    ucp_config_release(config);
+    /* serialized: under lk, from any thread */
+    ucs_status_t st = ucx_side_open(&A.w, &params, UCS_THREAD_MODE_SERIALIZED, nprocs, am_cb, ASYNC_WHAT);
     /* fatal, not a quiet fallback: every process must take the same path */
     if (st != UCS_OK)
-        util_fatal("nonblocking collectives' UCX context: %s (AMPI_NBC_PROGRESS=0 does without it)",
-                   ucs_status_string(st));
-    ucp_worker_params_t wp = {
-        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-        .thread_mode = UCS_THREAD_MODE_SERIALIZED, /* under lk, from any thread */
-    };
-    st = ucp_worker_create(A.context, &wp, &A.worker);
-    if (st != UCS_OK)
-        util_fatal("nonblocking collectives' worker: %s", ucs_status_string(st));
-    ucp_am_handler_param_t hp = {
-        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
-                      UCP_AM_HANDLER_PARAM_FIELD_CB,
-        .id = ASYNC_AM_ID,
-        .flags = UCP_AM_FLAG_WHOLE_MSG,
-        .cb = am_cb,
-    };
-    st = ucp_worker_set_am_recv_handler(A.worker, &hp);
-    if (st != UCS_OK)
-        util_fatal("nonblocking collectives' handler: %s", ucs_status_string(st));
+        util_fatal(ASYNC_WHAT " UCX context: %s (AMPI_NBC_PROGRESS=0 does without it)", ucs_status_string(st));
     ucp_address_t *addr;
     size_t alen;
-    st = ucp_worker_get_address(A.worker, &addr, &alen);
+    st = ucp_worker_get_address(A.w.worker, &addr, &alen);
     if (st != UCS_OK)
-        util_fatal("nonblocking collectives' worker address: %s", ucs_status_string(st));
+        util_fatal(ASYNC_WHAT " worker address: %s", ucs_status_string(st));
     if (ucx_pmix_put(ASYNC_ADDR_KEY, addr, alen) != 0)
         util_fatal("cannot publish the nonblocking collectives' worker address through PMIx");
-    ucp_worker_release_address(A.worker, addr);
-    A.eps = calloc((size_t)nprocs, sizeof *A.eps);
-    if (!A.eps)
-        util_fatal("out of memory");
-    A.efd = -1;
-    if (ucp_worker_get_efd(A.worker, &A.efd) != UCS_OK)
-        A.efd = -1;
-    A.nprocs = nprocs;
+    ucp_worker_release_address(A.w.worker, addr);
     A.handler = handler;
     A.up = true;
 }
@@ -108,22 +76,15 @@ void ucx_async_unlock(void) { pthread_mutex_unlock(&lk); }
 
 static ucp_ep_h ep_of(int proc)
 {
-    if (A.eps[proc])
-        return A.eps[proc];
+    if (A.w.eps[proc])
+        return A.w.eps[proc];
     void *addr;
     size_t alen;
     if (ucx_pmix_get(proc, ASYNC_ADDR_KEY, &addr, &alen) != 0)
         util_fatal("no nonblocking collectives' address for process %d in PMIx", proc);
-    ucp_ep_params_t ep_params = {
-        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
-        .address = addr,
-        .err_mode = UCP_ERR_HANDLING_MODE_NONE,
-    };
-    ucs_status_t st = ucp_ep_create(A.worker, &ep_params, &A.eps[proc]);
+    A.w.eps[proc] = ucx_side_connect(&A.w, proc, addr, ASYNC_WHAT);
     free(addr);
-    if (st != UCS_OK)
-        util_fatal("nonblocking collectives' endpoint to process %d: %s", proc, ucs_status_string(st));
-    return A.eps[proc];
+    return A.w.eps[proc];
 }
 
 static void send_cb(void *request, ucs_status_t status, void *user_data)
@@ -171,7 +132,7 @@ int ucx_async_send(int proc, const void *hdr, size_t hlen, const void *data, siz
         .user_data = p,
         .flags = UCP_AM_SEND_FLAG_COPY_HEADER,
     };
-    return settle(ucp_am_send_nbx(ep_of(proc), ASYNC_AM_ID, hdr, hlen, data, len, &prm), p, "send");
+    return settle(ucp_am_send_nbx(ep_of(proc), UCX_SIDE_AM_ID, hdr, hlen, data, len, &prm), p, "send");
 }
 
 int ucx_async_recv_data(void *desc, void *buf, size_t len, ucx_async_done_fn done, void *arg)
@@ -182,10 +143,10 @@ int ucx_async_recv_data(void *desc, void *buf, size_t len, ucx_async_done_fn don
         .cb.recv_am = recv_cb,
         .user_data = p,
     };
-    return settle(ucp_am_recv_data_nbx(A.worker, desc, buf, len, &prm), p, "receive");
+    return settle(ucp_am_recv_data_nbx(A.w.worker, desc, buf, len, &prm), p, "receive");
 }
 
-void ucx_async_drop(void *desc) { ucp_am_data_release(A.worker, desc); }
+void ucx_async_drop(void *desc) { ucp_am_data_release(A.w.worker, desc); }
 
 int ucx_async_poll(void)
 {
@@ -195,7 +156,7 @@ int ucx_async_poll(void)
                           memory_order_relaxed);
     if (pthread_mutex_trylock(&lk) != 0)
         return 0; /* the progress thread is at it */
-    int n = (int)ucp_worker_progress(A.worker);
+    int n = (int)ucp_worker_progress(A.w.worker);
     pthread_mutex_unlock(&lk);
     return n;
 }
@@ -217,18 +178,18 @@ static void *thread_main(void *arg)
             continue;
         }
         pthread_mutex_lock(&lk);
-        unsigned n = ucp_worker_progress(A.worker);
+        unsigned n = ucp_worker_progress(A.w.worker);
         ucs_status_t armed = UCS_ERR_BUSY;
-        if (!n && ++idle >= 64 && A.efd >= 0)
-            armed = ucp_worker_arm(A.worker);
+        if (!n && ++idle >= 64 && A.w.efd >= 0)
+            armed = ucp_worker_arm(A.w.worker);
         pthread_mutex_unlock(&lk);
         if (n) {
             idle = 0;
         } else if (idle >= 64) {
             if (armed == UCS_OK) {
-                struct pollfd p = { .fd = A.efd, .events = POLLIN };
+                struct pollfd p = { .fd = A.w.efd, .events = POLLIN };
                 poll(&p, 1, 1);
-            } else if (A.efd < 0) {
+            } else if (A.w.efd < 0) {
                 nanosleep(&nap, NULL);
             }
         }
@@ -254,28 +215,6 @@ void ucx_async_fini(void)
         pthread_join(A.thread, NULL);
         A.thread_on = false;
     }
-    ucp_request_param_t prm = { .op_attr_mask = 0 };
-    void *r = ucp_worker_flush_nbx(A.worker, &prm);
-    if (UCS_PTR_IS_PTR(r)) {
-        while (ucp_request_check_status(r) == UCS_INPROGRESS)
-            ucp_worker_progress(A.worker);
-        ucp_request_free(r);
-    }
-    /* every rank has passed MPI_Finalize's barrier, so no collective is
-     * under way, and a peer may already be gone: nothing waits for it */
-    ucp_request_param_t force = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE };
-    for (int i = 0; i < A.nprocs; i++) {
-        if (!A.eps[i])
-            continue;
-        void *c = ucp_ep_close_nbx(A.eps[i], &force);
-        if (UCS_PTR_IS_PTR(c)) {
-            while (ucp_request_check_status(c) == UCS_INPROGRESS)
-                ucp_worker_progress(A.worker);
-            ucp_request_free(c);
-        }
-    }
-    free(A.eps);
-    ucp_worker_destroy(A.worker);
-    ucp_cleanup(A.context);
+    ucx_side_close(&A.w);
     A.up = false;
 }

@@ -1,0 +1,81 @@
+/* The side workers of ucx_side.h. */
+#include "ucx/ucx_side.h"
+
+#include <stdlib.h>
+#include "ucx/ucx.h"
+#include "util/util_log.h"
+
+ucs_status_t ucx_side_open(ucx_side_t *s, const ucp_params_t *params, ucs_thread_mode_t thread_mode, int nprocs,
+                           ucp_am_recv_callback_t cb, const char *what)
+{
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+    if (st != UCS_OK)
+        return st;
+    ucx_config_transports(config); /* one node: no TCP listener */
+    st = ucp_init(params, config, &s->context);
+    ucp_config_release(config);
+    if (st != UCS_OK)
+        return st;
+    ucp_worker_params_t wp = { .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE, .thread_mode = thread_mode };
+    st = ucp_worker_create(s->context, &wp, &s->worker);
+    if (st != UCS_OK)
+        util_fatal("%s worker: %s", what, ucs_status_string(st));
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                      UCP_AM_HANDLER_PARAM_FIELD_CB,
+        .id = UCX_SIDE_AM_ID,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+        .cb = cb,
+    };
+    st = ucp_worker_set_am_recv_handler(s->worker, &hp);
+    if (st != UCS_OK)
+        util_fatal("%s handler: %s", what, ucs_status_string(st));
+    s->eps = calloc((size_t)nprocs, sizeof *s->eps);
+    if (!s->eps)
+        util_fatal("out of memory");
+    s->nprocs = nprocs;
+    s->efd = -1;
+    if (ucp_worker_get_efd(s->worker, &s->efd) != UCS_OK)
+        s->efd = -1;
+    return UCS_OK;
+}
+
+ucp_ep_h ucx_side_connect(ucx_side_t *s, int proc, const void *addr, const char *what)
+{
+    ucp_ep_params_t ep_params = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+        .address = addr,
+        .err_mode = UCP_ERR_HANDLING_MODE_NONE,
+    };
+    ucp_ep_h ep;
+    ucs_status_t st = ucp_ep_create(s->worker, &ep_params, &ep);
+    if (st != UCS_OK)
+        util_fatal("%s endpoint to process %d: %s", what, proc, ucs_status_string(st));
+    return ep;
+}
+
+static void wait_request(ucx_side_t *s, void *r)
+{
+    if (!UCS_PTR_IS_PTR(r))
+        return;
+    while (ucp_request_check_status(r) == UCS_INPROGRESS)
+        ucp_worker_progress(s->worker);
+    ucp_request_free(r);
+}
+
+void ucx_side_close(ucx_side_t *s)
+{
+    ucp_request_param_t prm = { .op_attr_mask = 0 };
+    wait_request(s, ucp_worker_flush_nbx(s->worker, &prm));
+    /* every rank has passed MPI_Finalize's barrier, so no traffic is under
+     * way, and a peer may already be gone: nothing waits for it */
+    ucp_request_param_t force = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE };
+    for (int i = 0; i < s->nprocs; i++)
+        if (s->eps[i])
+            wait_request(s, ucp_ep_close_nbx(s->eps[i], &force));
+    free(s->eps);
+    s->eps = NULL;
+    ucp_worker_destroy(s->worker);
+    ucp_cleanup(s->context);
+}
