@@ -1,4 +1,5 @@
-/* The UCX worker of one-sided traffic, and the process's progress thread.
+/* The UCX worker of one-sided traffic, and its progress thread (whose policy
+ * src/ucx/ucx_side.h states).
  *
  * One-sided messages travel on a UCP context and worker of their own, in
  * UCX's multi-threaded mode, apart from the point-to-point worker: so a
@@ -10,7 +11,6 @@
  * passive-target operations progress only while the target is in MPI.
  * None of this exists before the first window: point-to-point pays nothing. */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
@@ -28,10 +28,6 @@ static struct {
     pthread_mutex_t ep_lk;
     ucp_address_t *own;
     size_t own_len;
-    pthread_t thread;
-    bool thread_on;
-    _Atomic bool stop;
-    _Atomic unsigned pe_polls; /* bumped by the ranks' thread at each poll */
     _Atomic(rma_fetch_t *) done; /* finished fetches for the ranks' thread */
 } N = { .ep_lk = PTHREAD_MUTEX_INITIALIZER };
 
@@ -104,8 +100,6 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
     return UCS_OK;
 }
 
-static void *thread_main(void *arg);
-
 int rma_net_init(void)
 {
     if (N.up)
@@ -125,11 +119,8 @@ int rma_net_init(void)
     if (st != UCS_OK)
         util_fatal("one-sided worker address: %s", ucs_status_string(st));
     N.up = true;
-    if (core_proc.nprocs > 1 && core_setting_bool(CORE_SET_RMA_PROGRESS)) {
-        atomic_store(&N.stop, false);
-        if (pthread_create(&N.thread, NULL, thread_main, NULL) == 0)
-            N.thread_on = true;
-    }
+    if (core_proc.nprocs > 1 && core_setting_bool(CORE_SET_RMA_PROGRESS))
+        ucx_side_thread_start(&N.w, NULL); /* the worker is multi-threaded */
     return 0;
 }
 
@@ -244,8 +235,7 @@ int rma_net_progress(void)
     if (!N.up)
         return 0;
     /* the ranks' thread is in the library and polls: the progress thread stands aside (one writer) */
-    atomic_store_explicit(&N.pe_polls, atomic_load_explicit(&N.pe_polls, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    ucx_side_polling(&N.w);
     int n = (int)ucp_worker_progress(N.w.worker);
     return n + rma_finish_fetches();
 }
@@ -272,54 +262,10 @@ rma_fetch_t *rma_net_take_done(void)
     return rev;
 }
 
-/* The progress thread polls only while the ranks' thread does not: as long
- * as a rank is inside MPI its own polls serve the one-sided traffic, and a
- * second thread spinning on the worker's lock would only slow it (on a
- * machine with fewer cores than threads, by whole time slices).  Once the
- * ranks' polls stop (every rank computing), it polls itself, and when the
- * worker stays quiet it sleeps in the worker's wakeup descriptor (1 ms at
- * most). */
-static void *thread_main(void *arg)
-{
-    (void)arg;
-    unsigned idle = 0, seen = atomic_load(&N.pe_polls);
-    struct timespec nap = { 0, 50000 };
-    while (!atomic_load_explicit(&N.stop, memory_order_relaxed)) {
-        unsigned now = atomic_load_explicit(&N.pe_polls, memory_order_relaxed);
-        if (now != seen) {
-            seen = now;
-            idle = 0;
-            nanosleep(&nap, NULL);
-            continue;
-        }
-        if (ucp_worker_progress(N.w.worker)) {
-            idle = 0;
-            continue;
-        }
-        if (++idle < 64)
-            continue;
-        if (N.w.efd >= 0) {
-            ucs_status_t st = ucp_worker_arm(N.w.worker);
-            if (st == UCS_ERR_BUSY)
-                continue;
-            struct pollfd p = { .fd = N.w.efd, .events = POLLIN };
-            poll(&p, 1, 1);
-        } else {
-            nanosleep(&nap, NULL);
-        }
-    }
-    return NULL;
-}
-
 void rma_net_fini(void)
 {
     if (!N.up)
         return;
-    if (N.thread_on) {
-        atomic_store(&N.stop, true);
-        pthread_join(N.thread, NULL);
-        N.thread_on = false;
-    }
     ucp_worker_release_address(N.w.worker, N.own);
     ucx_side_close(&N.w);
     N.up = false;

@@ -1,12 +1,8 @@
 /* The worker and progress thread of ucx_async.h. */
 #include "ucx/ucx_async.h"
 
-#include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <ucp/api/ucp.h>
 #include "ucx/ucx.h"
 #include "ucx/ucx_pmix.h"
@@ -20,10 +16,6 @@ static struct {
     bool up;
     ucx_side_t w; /* endpoints made on first use */
     ucx_async_handler_fn handler;
-    pthread_t thread;
-    bool thread_on;
-    _Atomic bool stop;
-    _Atomic unsigned pe_polls; /* bumped by the ranks' thread at each poll */
 } A;
 
 static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
@@ -152,8 +144,7 @@ int ucx_async_poll(void)
 {
     if (!A.up)
         return 0;
-    atomic_store_explicit(&A.pe_polls, atomic_load_explicit(&A.pe_polls, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    ucx_side_polling(&A.w);
     if (pthread_mutex_trylock(&lk) != 0)
         return 0; /* the progress thread is at it */
     int n = (int)ucp_worker_progress(A.w.worker);
@@ -161,60 +152,16 @@ int ucx_async_poll(void)
     return n;
 }
 
-/* As the one-sided progress thread (src/rma/rma_net.c): it stands aside
- * while the ranks' thread polls, polls while nobody does, and sleeps in the
- * worker's wakeup descriptor (1 ms at most) once the worker stays quiet. */
-static void *thread_main(void *arg)
-{
-    (void)arg;
-    unsigned idle = 0, seen = atomic_load(&A.pe_polls);
-    struct timespec nap = { 0, 50000 };
-    while (!atomic_load_explicit(&A.stop, memory_order_relaxed)) {
-        unsigned now = atomic_load_explicit(&A.pe_polls, memory_order_relaxed);
-        if (now != seen) {
-            seen = now;
-            idle = 0;
-            nanosleep(&nap, NULL);
-            continue;
-        }
-        pthread_mutex_lock(&lk);
-        unsigned n = ucp_worker_progress(A.w.worker);
-        ucs_status_t armed = UCS_ERR_BUSY;
-        if (!n && ++idle >= 64 && A.w.efd >= 0)
-            armed = ucp_worker_arm(A.w.worker);
-        pthread_mutex_unlock(&lk);
-        if (n) {
-            idle = 0;
-        } else if (idle >= 64) {
-            if (armed == UCS_OK) {
-                struct pollfd p = { .fd = A.w.efd, .events = POLLIN };
-                poll(&p, 1, 1);
-            } else if (A.w.efd < 0) {
-                nanosleep(&nap, NULL);
-            }
-        }
-    }
-    return NULL;
-}
-
 void ucx_async_thread_start(void)
 {
-    if (!A.up || A.thread_on)
-        return;
-    atomic_store(&A.stop, false);
-    if (pthread_create(&A.thread, NULL, thread_main, NULL) == 0)
-        A.thread_on = true;
+    if (A.up)
+        ucx_side_thread_start(&A.w, &lk); /* the worker is serialized by lk */
 }
 
 void ucx_async_fini(void)
 {
     if (!A.up)
         return;
-    if (A.thread_on) {
-        atomic_store(&A.stop, true);
-        pthread_join(A.thread, NULL);
-        A.thread_on = false;
-    }
     ucx_side_close(&A.w);
     A.up = false;
 }

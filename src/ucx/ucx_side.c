@@ -1,7 +1,9 @@
 /* The side workers of ucx_side.h. */
 #include "ucx/ucx_side.h"
 
+#include <poll.h>
 #include <stdlib.h>
+#include <time.h>
 #include "ucx/ucx.h"
 #include "util/util_log.h"
 
@@ -55,6 +57,51 @@ ucp_ep_h ucx_side_connect(ucx_side_t *s, int proc, const void *addr, const char 
     return ep;
 }
 
+static void *side_thread(void *arg)
+{
+    ucx_side_t *s = arg;
+    unsigned idle = 0, seen = atomic_load(&s->pe_polls);
+    struct timespec nap = { 0, 50000 };
+    while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+        unsigned now = atomic_load_explicit(&s->pe_polls, memory_order_relaxed);
+        if (now != seen) {
+            seen = now;
+            idle = 0;
+            nanosleep(&nap, NULL);
+            continue;
+        }
+        if (s->lock)
+            pthread_mutex_lock(s->lock);
+        unsigned n = ucp_worker_progress(s->worker);
+        ucs_status_t armed = UCS_ERR_BUSY;
+        if (!n && ++idle >= 64 && s->efd >= 0)
+            armed = ucp_worker_arm(s->worker);
+        if (s->lock)
+            pthread_mutex_unlock(s->lock);
+        if (n) {
+            idle = 0;
+        } else if (idle >= 64) {
+            if (armed != UCS_ERR_BUSY) { /* armed, or arming failed: the timeout is the safety net */
+                struct pollfd p = { .fd = s->efd, .events = POLLIN };
+                poll(&p, 1, 1);
+            } else if (s->efd < 0) {
+                nanosleep(&nap, NULL);
+            }
+        }
+    }
+    return NULL;
+}
+
+void ucx_side_thread_start(ucx_side_t *s, pthread_mutex_t *lock)
+{
+    if (s->thread_on)
+        return;
+    s->lock = lock;
+    atomic_store(&s->stop, false);
+    if (pthread_create(&s->thread, NULL, side_thread, s) == 0)
+        s->thread_on = true;
+}
+
 static void wait_request(ucx_side_t *s, void *r)
 {
     if (!UCS_PTR_IS_PTR(r))
@@ -66,6 +113,11 @@ static void wait_request(ucx_side_t *s, void *r)
 
 void ucx_side_close(ucx_side_t *s)
 {
+    if (s->thread_on) {
+        atomic_store(&s->stop, true);
+        pthread_join(s->thread, NULL);
+        s->thread_on = false;
+    }
     ucp_request_param_t prm = { .op_attr_mask = 0 };
     wait_request(s, ucp_worker_flush_nbx(s->worker, &prm));
     /* every rank has passed MPI_Finalize's barrier, so no traffic is under
