@@ -27,6 +27,14 @@ have their own rules).  Results per entry: pass, fail, crash (killed by a
 signal), timeout (also when run alone), link-fail (the program does not
 build: compile or link errors), skipped (strict=false entries, which test
 MPICH extensions; mem= above --mem-gb; programs strict mode does not build).
+
+--against RESULTS names the results-MODE.json of another run (the -np mode's,
+say): the report then lists every entry whose result differs between the two,
+those that pass there and not here first.
+
+A report written over a file (docs/conformance.md) keeps that file's section
+"%s"
+(the +vp modes' results, written by hand).
 """
 import argparse
 import collections
@@ -44,6 +52,8 @@ import sys
 import threading
 import time
 
+KEPT_SECTION = "## The same entries as user-level threads (`+vp`)"
+__doc__ = __doc__ % KEPT_SECTION
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_DIRS = ["pt2pt", "coll", "comm", "group", "datatype", "attr", "topo", "init", "errhan", "info"]
@@ -449,6 +459,44 @@ def mpich_commit(args):
     return args.mpich_commit or "unknown"
 
 
+def against_lines(args, entries):
+    """The entries whose result differs from the run in args.against."""
+    with open(args.against) as f:
+        there = {r["entry"]: r["result"] for r in json.load(f)}
+    label = os.path.basename(args.against)
+    m = re.match(r"results-(\w+)\.json$", label)
+    label = "`--mode %s`" % m.group(1) if m else "`%s`" % label
+    worse = [e for e in entries if there.get(e.title()) == "pass" and e.result != "pass"]
+    other = [e for e in entries if e.title() in there and there[e.title()] != e.result and e not in worse]
+    absent = [e for e in entries if e.title() not in there]
+    out = ["## Against %s" % label, ""]
+    out.append("%d entries pass with %s and not here; %d more have another result there; %d did not run there."
+               % (len(worse), label, len(other), len(absent)))
+    if worse or other:
+        out += ["", "| entry | there | here | first error line here |", "|---|---|---|---|"]
+        for e in worse + other:
+            detail = e.detail.replace("|", "\\|").replace("`", "'")
+            out.append("| `%s` | %s | %s | %s |" % (e.title(), there[e.title()], e.result, detail))
+    out.append("")
+    return out
+
+
+def kept_section(path):
+    """The hand-kept +vp section of an existing report, from its heading to the next '## '."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = f.read().split("\n")
+    if KEPT_SECTION not in lines:
+        return []
+    start = lines.index(KEPT_SECTION)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    section = lines[start:end]
+    while section and not section[-1].strip():
+        section.pop()
+    return section + [""]
+
+
 def write_report(args, entries, built, missing_by, probed, started, wall):
     counts = collections.OrderedDict((d, collections.Counter()) for d in args.dirs)
     for e in entries:
@@ -539,6 +587,9 @@ def write_report(args, entries, built, missing_by, probed, started, wall):
             detail = e.detail.replace("|", "\\|").replace("`", "'")
             w("| `%s` | %s | %s |" % (e.title(), e.result, detail))
     w("")
+    if args.against:
+        out += against_lines(args, entries)
+    out += kept_section(args.report)
     os.makedirs(os.path.dirname(os.path.abspath(args.report)), exist_ok=True)
     with open(args.report, "w") as f:
         f.write("\n".join(out))
@@ -564,6 +615,8 @@ def main():
     ap.add_argument("--no-rebuild", action="store_true", help="keep programs already built")
     ap.add_argument("--report", default=None, help="markdown report (default docs/conformance.md; "
                                                    "with --mode other than np, docs/conformance-MODE.md)")
+    ap.add_argument("--against", default=None, help="results-MODE.json of another run: list the entries "
+                                                    "whose result differs")
     ap.add_argument("--mpich-commit", default="", help="commit to name when MPICH_DIR is no git tree")
     ap.add_argument("--list", action="store_true", help="only print the entries")
     args = ap.parse_args()
