@@ -609,7 +609,8 @@ def main():
     ap.add_argument("--prefix", default=os.path.join(REPO, ".prefix"), help="install holding bin/ampicc")
     ap.add_argument("--build", default=None, help="build directory (default .build/conformance)")
     ap.add_argument("--jobs", "-j", type=int, default=2, help="builds and runs at a time")
-    ap.add_argument("--timeout", type=int, default=90, help="seconds an entry may run (ampirun --timeout)")
+    ap.add_argument("--timeout", type=int, default=180, help="seconds an entry may run (ampirun --timeout; "
+                                                          "180 as in MPICH's runtests)")
     ap.add_argument("--mem-gb", type=float, default=4.0, help="skip entries whose mem= is larger")
     ap.add_argument("--no-rerun", action="store_true", help="do not run non-passing entries again alone")
     ap.add_argument("--no-rebuild", action="store_true", help="keep programs already built")
