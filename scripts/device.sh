@@ -69,7 +69,9 @@
 #                            host-copy limit's crossover (estimated, not measured yet)
 #   sweep-hh          ~40 s  osu_latency + osu_bw H-H up to 4 MiB, the same
 #                            way, under SWEEP_HH_VARIANTS (default: as built,
-#                            AMPI_SHM=0, ampirun --bind-to=none) and Open MPI
+#                            AMPI_SHM=0, ampirun --bind-to=none) and Open MPI;
+#                            SWEEP_HH_PROGS (e.g. "osu_bw osu_bibw") and
+#                            SWEEP_HH_MAX (bytes) change the programs and sizes
 #   osu74-rma        ~480 s  unmodified OSU 7.4 (OSU74_DIR, default .osu74: its sources,
 #                            carried, never committed) built with ampicc and Open MPI's
 #                            mpicc --enable-cuda=basic: the nine one-sided programs
@@ -105,7 +107,9 @@
 #                            repetitions and FAIL lines per variant in status.txt
 #   privat-gpu       ~150 s  globals privatization with device code: Jacobi3D (CUDA
 #                            kernels) built with ampicc -privatize, its -D/-H/-cpu checks
-#                            at -np 1 +vp N and -np 2 +vp N; test/privat/run.sh
+#                            at -np 1 +vp N and -np 2 +vp N; test/gpu's programs built
+#                            the same way over their matrix; test/privat/run.sh
+#                            (PRIVAT_GPU_PARTS: some of "jacobi gpu privat")
 #   gpu-bed          ~480 s  two "nodes" (network namespaces) of one GPU each, Open MPI's
 #                            mpirun as the engine (test/multinode/gpu-bed.sh, within what is
 #                            left of the budget): device buffers between the nodes (gpu_pt2pt,
@@ -373,27 +377,47 @@ gpu_test_action() {
     return $status
 }
 
-# privat_gpu_action: a privatized program with CUDA kernels (each rank its
-# own copy of the program, the CUDA runtime linked into it): Jacobi3D built
-# with `ampicc -privatize` must pass its device, host-staging and CPU checks
-# with the ranks of one process and of two; then the privatization tests.
+# privat_gpu_action: privatized programs with CUDA code (each rank its own
+# copy of the program, the CUDA runtime linked into it): Jacobi3D built with
+# `ampicc -privatize` must pass its device, host-staging and CPU checks with
+# the ranks of one process and of two; test/gpu's programs built the same
+# way must pass their matrix; then the privatization tests.
+# PRIVAT_GPU_PARTS: some of "jacobi gpu privat" (default all three);
+# PRIVAT_GPU_TESTS: test/gpu's programs to build privatized (default
+# gpu_pt2pt gpu_coll gpu_ddt gpu_rma gpu_memkind), run over the matrix only.
 privat_gpu_action() {
     need_prefix || return 1
-    [ "$dry" = 1 ] && { echo "== privat-gpu: apps/jacobi3d/test.sh --gpu (ampicc -privatize); test/privat/run.sh"; return 0; }
+    local parts=" ${PRIVAT_GPU_PARTS:-jacobi gpu privat} "
+    [ "$dry" = 1 ] && { echo "== privat-gpu:$parts(ampicc -privatize)"; return 0; }
     local log=${out:-$work}/privat-gpu.log status=0 launch
-    mkdir -p "$(dirname "$log")"
+    mkdir -p "$(dirname "$log")" "$work/privat-gpu"
     local -a more
-    for launch in "-np 1 +vp" "-np 2 +vp"; do
-        more=()
-        [ "$launch" = "-np 2 +vp" ] && more=(--min-ranks 2)
-        echo "== privat-gpu: apps/jacobi3d/test.sh --gpu, ampicc -privatize, ampirun $launch" | tee -a "$log"
-        MPICC="$prefix/bin/ampicc -privatize" JACOBI_LAUNCH="$prefix/bin/ampirun --timeout 100 $launch" \
-            bash apps/jacobi3d/test.sh --gpu "${more[@]}" 2>&1 | tee -a "$log"
+    if [[ $parts == *" jacobi "* ]]; then
+        for launch in "-np 1 +vp" "-np 2 +vp"; do
+            more=()
+            [ "$launch" = "-np 2 +vp" ] && more=(--min-ranks 2)
+            echo "== privat-gpu: apps/jacobi3d/test.sh --gpu, ampicc -privatize, ampirun $launch" | tee -a "$log"
+            MPICC="$prefix/bin/ampicc -privatize" JACOBI_LAUNCH="$prefix/bin/ampirun --timeout 100 $launch" \
+                bash apps/jacobi3d/test.sh --gpu "${more[@]}" 2>&1 | tee -a "$log"
+            [ "${PIPESTATUS[0]}" = 0 ] || status=1
+        done
+    fi
+    if [[ $parts == *" gpu "* ]]; then
+        # test/gpu/run.sh takes one compiler word: a two-line wrapper adds the flag
+        local cc=$work/privat-gpu/ampicc-privatize
+        printf '#!/bin/sh\nexec "%s" -privatize "$@"\n' "$prefix/bin/ampicc" >"$cc"
+        chmod +x "$cc"
+        echo "== privat-gpu: test/gpu/run.sh built with ampicc -privatize (matrix only)" | tee -a "$log"
+        # shellcheck disable=SC2086 # a list of program names
+        MPICC=$cc GPU_TEST_EXTRAS=0 AMPI_PREFIX=$prefix AMPI_BUILD=$work/privat-gpu \
+            bash test/gpu/run.sh ${PRIVAT_GPU_TESTS:-gpu_pt2pt gpu_coll gpu_ddt gpu_rma gpu_memkind} 2>&1 | tee -a "$log"
         [ "${PIPESTATUS[0]}" = 0 ] || status=1
-    done
-    echo "== privat-gpu: test/privat/run.sh" | tee -a "$log"
-    AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build bash test/privat/run.sh 2>&1 | tee -a "$log"
-    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    fi
+    if [[ $parts == *" privat "* ]]; then
+        echo "== privat-gpu: test/privat/run.sh" | tee -a "$log"
+        AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build bash test/privat/run.sh 2>&1 | tee -a "$log"
+        [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    fi
     echo "privat-gpu: $(grep -c '^PASS ' "$log") passed, $(grep -c '^FAIL ' "$log") failed, $(grep -c '^SKIP ' "$log") skipped" | tee -a "$log"
     return $status
 }
@@ -474,9 +498,12 @@ sweep_action() {
                 cmd=("$prefix/bin/ampirun" --timeout 80 "${launcher_args[@]}" -np 2 "$dir/$prog")
             fi
             echo "== $name: round $round: $v $prog"
-            # shellcheck disable=SC2046 # two words or none
+            # the placement words as an array: IFS is ';' here, so a
+            # command substitution would reach the program as one word
+            local -a pargs=()
+            is_coll "$prog" || pargs=("${placement%-*}" "${placement#*-}")
             env "${envs[@]}" timeout 90 "${cmd[@]}" "${dev_args[@]}" -m "$min:$max" \
-                $(place_args "$prog") 2>&1 | tee "$dir/run.log" | grep -v '^#'
+                "${pargs[@]}" 2>&1 | tee "$dir/run.log" | grep -v '^#'
             awk -v v="$v" -v p="$prog" -v r="$round" '/^[0-9]/ { print v "," p "," $1 "," $2 "," r }' "$dir/run.log" \
                 >>"$res/sweep.csv"
         done
@@ -832,7 +859,8 @@ run_action() {
     memkind-bisect) memkind_bisect_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
-    sweep-hh) sweep_action sweep-hh H-H 4194304 "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" ;;
+    sweep-hh) sweep_action sweep-hh H-H "${SWEEP_HH_MAX:-4194304}" \
+        "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" "${SWEEP_HH_PROGS:-osu_latency osu_bw}" ;;
     sweep-allreduce)
         # the floor (gpu_floor: peer and pinned host copies) in the same call
         floor_action sweep-allreduce &&

@@ -19,7 +19,8 @@
 # CUDA_HOME (default /usr/local/cuda), MPICC / MPIRUN (override the compiler
 # / launcher of the chosen mode).  The programs read GPU_TEST_MAX_BYTES
 # (smaller largest message) and GPU_TEST_VERBOSE=1 (gpu_pt2pt: every case);
-# GPU_MEMKIND_STRESS=N adds gpu_memkind runs repeating it N times.
+# GPU_MEMKIND_STRESS=N adds gpu_memkind runs repeating it N times;
+# GPU_TEST_EXTRAS=0 runs the matrix only (no route, fallback or 4-GPU cases).
 #
 # Output: one PASS/FAIL/SKIP line per case, then a summary line.  Without an
 # NVIDIA GPU (nvidia-smi -L) every program is skipped and the exit status is
@@ -169,6 +170,8 @@ for prog in $built; do
             -np "$p" +vp "$v" "$bindir/$prog"
     done
 done
+
+[ "${GPU_TEST_EXTRAS:-1}" = 0 ] && summary
 
 # Four GPUs or more: one process per GPU, NCCL and the
 # flat device Bcast between four processes (4x4), two ranks each (4x8).
