@@ -21,6 +21,12 @@ void env_proc_join(ucx_job_t *job)
     if (core_settings_check() > 0)
         ucx_pmix_abort(1, "stopped: an AMPI_* setting is not valid (see above)");
     util_debug_enabled = core_setting_bool(CORE_SET_DEBUG);
+    int more, fewer;
+    ucx_pmix_local_disagreement(&more, &fewer);
+    if (more || fewer)
+        util_debug("PMIx named %d process(es) of other nodes local and missed %d of this node; the node is "
+                   "the processes with this host and namespaces",
+                   more, fewer);
 }
 
 void env_proc_start(const ucx_job_t *job, int vp, bool any_thread)

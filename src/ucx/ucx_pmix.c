@@ -1,4 +1,5 @@
 #include "ucx/ucx_pmix.h"
+#include "ucx/ucx_node.h"
 #include "util/util_log.h"
 
 #include <pmix.h>
@@ -16,6 +17,8 @@ static bool pmix_up;
 static uint64_t *local_bits;
 static int local_leader;
 static char host_name[256];
+/* where PMIx's local peers and the node identities disagreed (ucx_node.h) */
+static int pmix_said_more, pmix_said_fewer;
 
 static long value_as_long(const pmix_value_t *v)
 {
@@ -53,6 +56,28 @@ static void mark_local(int proc, int nprocs)
         local_bits[proc / 64] |= 1ull << (proc % 64);
 }
 
+/* Replaces the local bits by the processes that share this one's host and
+ * namespaces (ucx_node.h), saying where PMIx named others. */
+static void check_local_peers(const ucx_job_t *job, int *nnodes)
+{
+    bool *local = calloc((size_t)job->nprocs, sizeof *local);
+    if (!local)
+        util_fatal("out of memory for the node map of %d processes", job->nprocs);
+    if (ucx_node_exchange(job->proc, job->nprocs, local, nnodes) != 0)
+        ucx_pmix_abort(1, "PMIx could not exchange the node identities of the processes");
+    int more = 0, fewer = 0;
+    for (int p = 0; p < job->nprocs; p++) {
+        bool said = ucx_pmix_is_local(p);
+        more += said && !local[p];
+        fewer += !said && local[p];
+        if (said != local[p])
+            local_bits[p / 64] ^= 1ull << (p % 64);
+    }
+    pmix_said_more = more;
+    pmix_said_fewer = fewer;
+    free(local);
+}
+
 /* The processes of this node from PMIX_LOCAL_PEERS ("0,1,5"); without it the
  * job is taken as one node only when PMIx says every process is local, else
  * as this process alone (no shared memory rather than a wrong guess). */
@@ -88,6 +113,12 @@ static void find_local_peers(ucx_job_t *job)
             util_warn("PMIx names no local peers: shared memory, CMA and CUDA IPC stay off");
     }
     mark_local(job->proc, job->nprocs);
+    /* ampirun's own server starts one node only; another engine's view is
+     * checked against what the processes share (ucx_node.h) */
+    bool checked = pmix_up && job->nprocs > 1 && !getenv("AMPI_LAUNCH_REPORT_FD");
+    int checked_nodes = 0;
+    if (checked)
+        check_local_peers(job, &checked_nodes);
     local_leader = job->proc;
     int count = 0;
     for (int p = job->nprocs - 1; p >= 0; p--)
@@ -97,7 +128,13 @@ static void find_local_peers(ucx_job_t *job)
         }
     job->node_leader = local_leader;
     job->local_size = count;
-    job->nnodes = (int)get_number(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, count == job->nprocs ? 1 : 0);
+    job->nnodes = checked ? checked_nodes
+                          : (int)get_number(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, count == job->nprocs ? 1 : 0);
+    if (checked) { /* the place among this node's processes, by number */
+        job->local_rank = 0;
+        for (int p = 0; p < job->proc; p++)
+            job->local_rank += ucx_pmix_is_local(p);
+    }
     pmix_proc_t self = my_proc;
     v = NULL;
     if (PMIx_Get(&self, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING && v->data.string)
@@ -114,6 +151,12 @@ bool ucx_pmix_is_local(int proc)
 }
 
 int ucx_pmix_node_leader(void) { return local_leader; }
+
+void ucx_pmix_local_disagreement(int *more, int *fewer)
+{
+    *more = pmix_said_more;
+    *fewer = pmix_said_fewer;
+}
 
 void ucx_pmix_hostname_of(int proc, char *buf, size_t len)
 {

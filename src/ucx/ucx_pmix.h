@@ -23,6 +23,9 @@ bool ucx_pmix_is_local(int proc);
 /* This node's name for the job: its lowest process number (the same in
  * every process of the node, different on every other node). */
 int ucx_pmix_node_leader(void);
+/* How many processes PMIx named local that are of another node (*more) and
+ * missed that are of this one (*fewer), where ucx_node.h checked it. */
+void ucx_pmix_local_disagreement(int *more, int *fewer);
 /* This node's host name as the launcher knows it ("" when unknown). */
 const char *ucx_pmix_hostname(void);
 /* The host name of process proc's node into buf ("?" when unknown). */

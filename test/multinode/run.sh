@@ -13,7 +13,10 @@
 # library's own debug lines); fault cases: a node's processes killed
 # mid-job, a node's link cut mid-job (the job must end, naming the node or
 # within the time limit, never hang), Ctrl-C (SIGINT) to the launcher; after
-# each fault no process of the job may stay on any node; gpu_bed
+# each fault no process of the job may stay on any node; pid_ns (no bed: two
+# processes of one host under mpirun, one in a PID namespace of its own, so
+# that CMA and UCX's shared memory cannot join them although PMIx calls them
+# local: the library must take them for two nodes); gpu_bed
 # (gpu-bed.sh's correctness and Jacobi3D parts, host-only without GPUs); slurm_*: the same programs (and a
 # killed node) under Slurm's srun --mpi=pmix, with slurmctld on the machine
 # and one slurmd per node (slurmbed.sh), skipped with the reason when the
@@ -39,7 +42,7 @@ export NSBED_ID=${NSBED_ID:-$(( ($$ % 249) + 1 ))}
 mkdir -p "$bindir" "$logdir"
 
 CASES='listeners layout ring in_allocation pt2pt_basic order probe alltoall_p2p coll_basic coll_nb comm_basic node_layout routes
-kill_node cut_link interrupt gpu_bed slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node
+kill_node cut_link interrupt pid_ns gpu_bed slurm_ring slurm_pt2pt_basic slurm_coll_basic slurm_node_layout slurm_kill_node
 slurm_interrupt'
 wanted=$(select_programs "$CASES" "$@")
 
@@ -262,6 +265,27 @@ fi
 command -v "$mpirun_bin" >/dev/null 2>&1 || skip_all "Open MPI's mpirun not found"
 [ "$(id -u)" = 0 ] || skip_all "the namespace test bed needs root"
 unshare --net --uts --pid --mount --fork true 2>/dev/null || skip_all "namespaces cannot be made here"
+
+# pid_ns: one host, no bed: mpirun's PMIx names both processes local
+pid_ns_case() {
+    local log=$logdir/pid_ns.log why
+    build ring "$repo/test/mpi/ring.c" || return
+    # shellcheck disable=SC2016 # expanded by the job's shell
+    timed_run "$log" 60 env -u SLURM_JOB_ID -u SLURM_JOBID -u SLURM_NODELIST AMPI_DEBUG=1 "$mpirun_bin" \
+        --allow-run-as-root --oversubscribe -np 2 sh -c \
+        'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then exec unshare --pid --fork "$0"; else exec "$0"; fi' "$bindir/ring"
+    why=$(early_verdict "$log" "timed out")
+    [ -n "$why" ] || [ "$rc" -eq 0 ] || why="exit status $rc"
+    [ -n "$why" ] || grep -q 'ring: 2 ranks.* OK$' "$log" || why="no OK line"
+    [ -n "$why" ] || grep -q 'PMIx named 1 process(es) of other nodes local' "$log" ||
+        why="no process saw that PMIx's local peers span two PID namespaces"
+    [ -n "$why" ] || ! grep -q 'cross-memory attach: 1 of 1' "$log" || why="CMA attached across PID namespaces"
+    report_case multinode/pid_ns "$why" "$log"
+}
+if echo "$wanted" | grep -qx pid_ns; then
+    pid_ns_case
+    wanted=$(echo "$wanted" | grep -vx pid_ns)
+fi
 
 bed_up=
 for _ in 1 2 3 4 5 6 7 8; do
