@@ -61,7 +61,8 @@ void env_proc_start(const ucx_job_t *job, int vp, bool any_thread)
     p2p_proc.gpu_ddt_chunk = core_setting_size(CORE_SET_GPU_DDT_CHUNK);
     if (job->nprocs > 1) {
         ucx_handlers_t h = { .env_arrived = p2p_env_arrived, .env_free = p2p_env_free, .any_thread = any_thread };
-        ucx_init(job->proc, job->nprocs, job->local_size == job->nprocs, p2p_proc.gpu_ipc, &h);
+        /* UCX's cuda_ipc: out beside our IPC route and between nodes (ucx_worker.c) */
+        ucx_init(job->proc, job->nprocs, job->local_size == job->nprocs, p2p_proc.gpu_ipc || job->nnodes > 1, &h);
         p2p_proc.ucx_cuda = ucx_supports_cuda();
         if (gpu_enabled() && !p2p_proc.ucx_cuda)
             util_debug("UCX has no CUDA support: device payloads are staged through host memory");

@@ -50,9 +50,8 @@ void ucx_set_env_intake(ucx_env_intake_fn fn); /* before ucx_init */
 
 /* Start UCX and publish our worker address (the caller fences afterwards).
  * one_node: every process of the job is on this node (no network transport);
- * own_cuda_ipc: the library moves device payloads between processes of a
- * node itself (UCX's cuda_ipc stays out). */
-int ucx_init(int proc, int nprocs, bool one_node, bool own_cuda_ipc, const ucx_handlers_t *h);
+ * no_cuda_ipc: UCX's cuda_ipc stays out (ucx_worker.c says when). */
+int ucx_init(int proc, int nprocs, bool one_node, bool no_cuda_ipc, const ucx_handlers_t *h);
 bool ucx_active(void);
 /* Leaves out of a UCP configuration (ucp_config_t *) what ucx_init left out
  * of ours (no TCP in a job on one node, ...), unless UCX_TLS is set: for the

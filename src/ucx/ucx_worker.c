@@ -41,7 +41,7 @@ bool ucx_supports_cuda(void)
 const char *ucx_version(void) { return ucp_get_version_string(); }
 
 /* The UCX transports this job leaves out ("^a,b" form; empty: none). */
-static void excluded_transports(bool one_node, bool own_cuda_ipc, char *out, size_t cap)
+static void excluded_transports(bool one_node, bool no_cuda_ipc, char *out, size_t cap)
 {
     /* A job on one node needs no network: without TCP no process listens
      * on an address that other machines reach.  While the library's own
@@ -51,9 +51,14 @@ static void excluded_transports(bool one_node, bool own_cuda_ipc, char *out, siz
      * process (the second open fails with CUDA_ERROR_ALREADY_MAPPED, which
      * UCX treats as fatal), and both map it at the exporter's address, so a
      * cached mapping of one blocks a new allocation at that address for
-     * the other. */
-    snprintf(out, cap, "%s%s%s%s", (one_node || own_cuda_ipc) ? "^" : "", one_node ? "tcp" : "",
-             (one_node && own_cuda_ipc) ? "," : "", own_cuda_ipc ? "cuda_ipc" : "");
+     * the other.  In a job of several nodes it stays out as well: UCX takes
+     * a peer for one of its machine by the host's machine id, which
+     * containers and namespaces of one host share although the library
+     * counts them as nodes of their own (ucx_node.h), and moved device
+     * payloads between them by cuda_ipc, a route of one node (the caller
+     * sets no_cuda_ipc for both reasons). */
+    snprintf(out, cap, "%s%s%s%s", (one_node || no_cuda_ipc) ? "^" : "", one_node ? "tcp" : "",
+             (one_node && no_cuda_ipc) ? "," : "", no_cuda_ipc ? "cuda_ipc" : "");
 }
 
 void ucx_config_transports(void *ucp_config)
@@ -63,7 +68,7 @@ void ucx_config_transports(void *ucp_config)
         util_debug("UCX refused TLS=%s; keeping its default transports", tls);
 }
 
-int ucx_init(int proc, int nprocs, bool one_node, bool own_cuda_ipc, const ucx_handlers_t *h)
+int ucx_init(int proc, int nprocs, bool one_node, bool no_cuda_ipc, const ucx_handlers_t *h)
 {
     if (nprocs > UCX_TAG_MAX_PES)
         util_fatal("%d processes exceed the %d PEs the tag layout can name", nprocs, UCX_TAG_MAX_PES);
@@ -76,7 +81,7 @@ int ucx_init(int proc, int nprocs, bool one_node, bool own_cuda_ipc, const ucx_h
     if (st != UCS_OK)
         util_fatal("ucp_config_read: %s", ucs_status_string(st));
     /* The user's UCX_TLS wins (docs/gpu.md says what to leave out). */
-    excluded_transports(one_node, own_cuda_ipc, U.excluded_tls, sizeof U.excluded_tls);
+    excluded_transports(one_node, no_cuda_ipc, U.excluded_tls, sizeof U.excluded_tls);
     ucx_config_transports(config);
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
