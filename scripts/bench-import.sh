@@ -8,8 +8,9 @@
 #   META-LINE  written to OUTDIR/meta.txt (commit, date, machine, rounds)
 #   SOURCE     FORMAT:FILE[:ROUND]
 #     sweep:FILE      scripts/device.sh sweep-hh/sweep-dd sweep.csv
-#                     (variant,benchmark,size,value,round); variants
-#                     "default" (ours) and "ompi" only
+#                     (variant,benchmark,size,value,round); variant
+#                     "default" is ours, "ompi" Open MPI's pml ucx, any
+#                     other a side named by its settings (H-H only)
 #     compare:FILE:R  osu/run-compare.sh results.csv as round R (libraries
 #                     ampi-ucx, openmpi, nccl; ucx_perftest left out)
 #     ab:FILE         "rN new|ompi bw V1 V2 ..." lines (osu_bw 1, 2, 4 ... B)
@@ -47,9 +48,10 @@ for src in "$@"; do
     case $fmt in
     sweep)
         awk -F, "$area_awk"'
-            NR > 1 && ($1 == "default" || $1 == "ompi") {
+            NR > 1 {
                 a = area_of($2, "H-H")
-                if (a != "") printf "%s,%s,H-H,%s,%s,%s,%s,%s,-\n", a, $2, $1 == "ompi" ? "ompi-ucx" : "ours", $5, $3, $4, unit_of($2)
+                side = $1 == "default" ? "ours" : $1 == "ompi" ? "ompi-ucx" : $1
+                if (a != "") printf "%s,%s,H-H,%s,%s,%s,%s,%s,-\n", a, $2, side, $5, $3, $4, unit_of($2)
             }' "$file" >>"$rows" ;;
     compare)
         awk -F, -v r="$round" "$area_awk"'

@@ -98,6 +98,7 @@ else
 fi
 
 # scripts/bench-import.sh: the older runners' formats, mapped to areas and sides
+# (a sweep's other variants become sides named by their settings)
 imp=$dir/import
 printf 'variant,benchmark,size,value,round\ndefault,osu_bw,8,64.5,2\nompi,osu_bw,8,55,2\nAMPI_SHM=0,osu_bw,8,1,2\n' >"$dir/sweep.csv"
 printf 'r3 new bw 7.5 14.8\nr3 ompi bw 8.3 16.6\n' >"$dir/ab.log"
@@ -107,6 +108,7 @@ bash "$here/../../scripts/bench-import.sh" "$imp" "test" sweep:"$dir/sweep.csv" 
 want='area,benchmark,placement,side,round,size,value,unit,status
 host-p2p,osu_bw,H-H,ours,2,8,64.5,MB/s,-
 host-p2p,osu_bw,H-H,ompi-ucx,2,8,55,MB/s,-
+host-p2p,osu_bw,H-H,AMPI_SHM=0,2,8,1,MB/s,-
 host-p2p,osu_bw,H-H,ours,3,1,7.5,MB/s,-
 host-p2p,osu_bw,H-H,ours,3,2,14.8,MB/s,-
 host-p2p,osu_bw,H-H,ompi-ucx,3,1,8.3,MB/s,-
