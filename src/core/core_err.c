@@ -108,11 +108,17 @@ int core_error_msg(core_comm_t *c, int errclass, const char *func, const char *d
 {
     core_rank_t *r = core_self();
     MPI_Errhandler eh = c ? c->errh : r ? r->comms.world.errh : MPI_ERRORS_ARE_FATAL;
+    MPI_Comm handle = c ? c->handle : MPI_COMM_WORLD; /* errors of no communicator: MPI_COMM_WORLD's */
+    return core_error_apply(eh, &handle, errclass, func, detail);
+}
+
+int core_error_apply(MPI_Errhandler eh, void *object, int errclass, const char *func, const char *detail)
+{
     if (eh == MPI_ERRORS_RETURN)
         return errclass;
-    MPI_Comm handle = c ? c->handle : MPI_COMM_WORLD; /* errors of no communicator: MPI_COMM_WORLD's */
-    if (eh != MPI_ERRORS_ARE_FATAL && user_hooks.invoke && user_hooks.invoke(eh, &handle, errclass))
+    if (eh != MPI_ERRORS_ARE_FATAL && user_hooks.invoke && user_hooks.invoke(eh, object, errclass))
         return errclass;
+    core_rank_t *r = core_self();
     char msg[512];
     snprintf(msg, sizeof msg, "rank %d: %s: %s: %s%s%s (MPI_ERRORS_ARE_FATAL: ending the job)",
              r ? r->world : -1, func, core_error_name(errclass), error_text(errclass), detail ? ": " : "",

@@ -11,6 +11,9 @@
 /* c may be NULL: errors not tied to a communicator use MPI_COMM_WORLD's handler. */
 int core_error(core_comm_t *c, int errclass, const char *func);
 int core_error_msg(core_comm_t *c, int errclass, const char *func, const char *detail);
+/* The same for an object of another kind (a session): applies its handler
+ * eh, object pointing to the object's handle, which a user handler gets. */
+int core_error_apply(MPI_Errhandler eh, void *object, int errclass, const char *func, const char *detail);
 /* Called by entry points used outside MPI_Init..MPI_Finalize. */
 int core_not_initialized(const char *func);
 const char *core_error_name(int errclass);

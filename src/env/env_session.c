@@ -92,6 +92,14 @@ static struct AMPI_Session_s *session_get(p2p_rank_t *r, MPI_Session s, const ch
     return s;
 }
 
+/* An error of a call on session h goes to the session's handler (the one
+ * MPI_Session_init or MPI_Session_set_errhandler gave), not to
+ * MPI_COMM_WORLD's: a session program may have no MPI_COMM_WORLD at all. */
+static int session_error(struct AMPI_Session_s *s, MPI_Session h, int errclass, const char *fn)
+{
+    return core_error_apply(s->errh, &h, errclass, fn, NULL);
+}
+
 /* Every session call starts here: R is the calling rank, S its session
  * behind handle h; bad, a test of the call's other arguments, fails it with
  * MPI_ERR_ARG, so that each call states its argument rule in one place. */
@@ -102,7 +110,7 @@ static struct AMPI_Session_s *session_get(p2p_rank_t *r, MPI_Session s, const ch
         return MPI_ERR_ARG;                                   \
     (void)R, (void)S;                                         \
     if (bad)                                                  \
-        return core_error(NULL, MPI_ERR_ARG, fn)
+        return session_error(S, h, MPI_ERR_ARG, fn)
 
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session *session)
@@ -144,7 +152,7 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
     int len = (int)strlen(psets[n]);
     if (*pset_len > 0) {
         if (!pset_name)
-            return core_error(NULL, MPI_ERR_ARG, "MPI_Session_get_nth_pset");
+            return session_error(s, session, MPI_ERR_ARG, "MPI_Session_get_nth_pset");
         int k = len < *pset_len - 1 ? len : *pset_len - 1;
         memcpy(pset_name, psets[n], (size_t)k);
         pset_name[k] = '\0';
@@ -258,9 +266,8 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
     SESSION_ENTER(r, s, session, false, "MPI_Session_call_errhandler");
-    if (s->errh == MPI_ERRORS_ARE_FATAL)
-        return core_error_msg(NULL, errorcode, "MPI_Session_call_errhandler", "the session's handler is fatal");
-    env_errh_invoke(s->errh, &session, errorcode);
+    if (s->errh != MPI_ERRORS_RETURN) /* a fatal handler ends the job here */
+        core_error_apply(s->errh, &session, errorcode, "MPI_Session_call_errhandler", "the session's handler");
     return MPI_SUCCESS;
 }
 
@@ -275,7 +282,7 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count si
 {
     SESSION_ENTER(r, s, session, false, "MPI_Session_attach_buffer");
     int err = p2p_bsend_attach(&s->bsend, buffer, size);
-    return err ? core_error(NULL, err, "MPI_Session_attach_buffer") : MPI_SUCCESS;
+    return err ? session_error(s, session, err, "MPI_Session_attach_buffer") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
@@ -283,7 +290,7 @@ int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Cou
 {
     SESSION_ENTER(r, s, session, !buffer_addr || !size, "MPI_Session_detach_buffer");
     int err = p2p_bsend_detach(&s->bsend, (void **)buffer_addr, size);
-    return err ? core_error(NULL, err, "MPI_Session_detach_buffer") : MPI_SUCCESS;
+    return err ? session_error(s, session, err, "MPI_Session_detach_buffer") : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
@@ -310,5 +317,5 @@ int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
     SESSION_ENTER(r, s, session, !request, "MPI_Session_iflush_buffer");
     int err = p2p_bsend_iflush(r, s->bsend, request);
-    return err ? core_error(NULL, err, "MPI_Session_iflush_buffer") : MPI_SUCCESS;
+    return err ? session_error(s, session, err, "MPI_Session_iflush_buffer") : MPI_SUCCESS;
 }

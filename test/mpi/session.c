@@ -19,14 +19,38 @@ static int expect_arg(int rc, const char *call, int rank)
     return 1;
 }
 
-/* Each session call rejects its own bad arguments with MPI_ERR_ARG, and
- * takes good ones. */
+/* What our session handler saw, a slot per session: handlers get no state
+ * of their own, and ranks that share a process share its globals, but each
+ * rank has a session of its own. */
+#define MAX_RANKS 1024
+static struct {
+    MPI_Session s;
+    int calls;
+} seen[MAX_RANKS];
+
+static int *calls_of(MPI_Session s)
+{
+    for (int i = 0; i < MAX_RANKS; i++)
+        if (seen[i].s == s || seen[i].s == MPI_SESSION_NULL) {
+            seen[i].s = s; /* ranks switch only inside MPI calls: no other rank takes it meanwhile */
+            return &seen[i].calls;
+        }
+    return NULL;
+}
+
+static void count_call(MPI_Session *s, int *code, ...)
+{
+    (void)code;
+    int *n = calls_of(*s);
+    if (n)
+        ++*n;
+}
+
+/* Each session call rejects its own bad arguments with MPI_ERR_ARG through
+ * the session's handler (MPI_ERRORS_RETURN here, while MPI_COMM_WORLD's
+ * stays fatal), and takes good ones. */
 static int check_arguments(MPI_Session s, int rank)
 {
-#ifdef AMPI_UCX
-    /* this library reports the session calls' errors to MPI_COMM_WORLD's handler */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-#endif
     int errs = 0, len = 4;
     char name[4];
     MPI_Info info;
@@ -43,7 +67,14 @@ static int check_arguments(MPI_Session s, int rank)
     errs += expect_arg(MPI_Session_set_errhandler(s, MPI_ERRHANDLER_NULL), "set_errhandler(NULL handler)", rank);
     errs += expect_arg(MPI_Session_detach_buffer(s, NULL, NULL), "detach_buffer(NULL)", rank);
     errs += expect_arg(MPI_Session_iflush_buffer(s, NULL), "iflush_buffer(NULL)", rank);
+#ifdef AMPI_UCX
+    /* an invalid session has no handler: this library raises it on MPI_COMM_WORLD's */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#endif
     errs += expect_arg(MPI_Session_flush_buffer(MPI_SESSION_NULL), "flush_buffer(MPI_SESSION_NULL)", rank);
+#ifdef AMPI_UCX
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
     if (MPI_Session_get_errhandler(s, &eh) != MPI_SUCCESS || eh != MPI_ERRORS_RETURN)
         errs++, printf("FAIL rank %d: the session's handler is not MPI_ERRORS_RETURN\n", rank);
     if (MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
@@ -51,9 +82,18 @@ static int check_arguments(MPI_Session s, int rank)
         errs++, printf("FAIL rank %d: set_errhandler, call_errhandler or flush_buffer failed\n", rank);
     if (MPI_Session_iflush_buffer(s, &req) != MPI_SUCCESS || MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
         errs++, printf("FAIL rank %d: iflush_buffer failed\n", rank);
-#ifdef AMPI_UCX
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-#endif
+    /* a handler of the program's own gets the session and the code */
+    MPI_Errhandler mine = MPI_ERRHANDLER_NULL;
+    int *calls = calls_of(s);
+    if (!calls || MPI_Session_create_errhandler(count_call, &mine) != MPI_SUCCESS ||
+        MPI_Session_set_errhandler(s, mine) != MPI_SUCCESS)
+        errs++, printf("FAIL rank %d: a session handler of our own could not be set\n", rank);
+    else if (MPI_Session_get_info(s, NULL) == MPI_SUCCESS || *calls != 1)
+        errs++, printf("FAIL rank %d: our session handler ran %d times for one bad call on its session\n", rank,
+                       *calls);
+    MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN);
+    if (mine != MPI_ERRHANDLER_NULL)
+        MPI_Errhandler_free(&mine);
     return errs;
 }
 
