@@ -207,6 +207,19 @@ static size_t progress_min(void)
 enum { K_BCAST, K_ALLRED, K_ALLTOALL, NKINDS };
 static const char *const kname[NKINDS] = { "Ibcast", "Iallreduce", "Ialltoall" };
 
+/* Starts the nonblocking collective of this kind on MPI_COMM_WORLD. */
+static MPI_Request start(int kind, int *sb, int *rb, size_t n, size_t blk, int root)
+{
+    MPI_Request q;
+    if (kind == K_BCAST)
+        MPI_Ibcast(rb, (int)n, MPI_INT, root, MPI_COMM_WORLD, &q);
+    else if (kind == K_ALLRED)
+        MPI_Iallreduce(sb, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    else
+        MPI_Ialltoall(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
+    return q;
+}
+
 /* Whether buf holds the whole result (volatile: the progress thread writes it). */
 static bool complete(int kind, const volatile int *buf, size_t len, const ctx_t *c)
 {
@@ -235,25 +248,13 @@ static int part2(int rank, int size, int kind, size_t n, bool concurrent, int it
             sb[i] = aval(rank, (int)(i / blk), i % blk, it);
     }
     if (rank != 0) { /* start, then let rank 0 know */
-        MPI_Request q;
-        if (kind == K_BCAST)
-            MPI_Ibcast(rb, (int)n, MPI_INT, root, MPI_COMM_WORLD, &q);
-        else if (kind == K_ALLRED)
-            MPI_Iallreduce(sb, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
-        else
-            MPI_Ialltoall(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
+        MPI_Request q = start(kind, sb, rb, n, blk, root);
         MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
         MPI_Wait(&q, MPI_STATUS_IGNORE);
     } else {
         for (int i = 1; i < size; i++)
             MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Request q;
-        if (kind == K_BCAST)
-            MPI_Ibcast(rb, (int)n, MPI_INT, root, MPI_COMM_WORLD, &q);
-        else if (kind == K_ALLRED)
-            MPI_Iallreduce(sb, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
-        else
-            MPI_Ialltoall(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
+        MPI_Request q = start(kind, sb, rb, n, blk, root);
         if (concurrent && size > 1 && len * sizeof(int) >= progress_min()) { /* compute: no MPI call until done */
             double t0 = now();
             while (!complete(kind, rb, len, &c) && now() - t0 < BAIL_S)
