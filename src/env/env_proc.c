@@ -96,6 +96,9 @@ void env_proc_end(void)
 {
     p2p_tally_report();
     fflush(stdout);
+    /* a peer of another node may close its connections before we close
+     * ours: that is its end, not a lost node */
+    ucx_ending();
     rma_fini(); /* the one-sided worker and progress thread, before the UCX they use goes */
     ucx_async_fini(); /* the same for nonblocking collectives */
     if (ucx_active()) {

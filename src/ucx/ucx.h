@@ -69,6 +69,10 @@ extern unsigned ucx_ops_in_flight UTIL_HIDDEN;
  * must still be progressing: fence with progress after it), ucx_fini then
  * destroys the worker and context. */
 void ucx_close(void);
+/* Every rank has passed MPI_Finalize's barrier: from now on a peer that
+ * closes its connections first is ending too, not lost (call before the
+ * other workers' teardown). */
+void ucx_ending(void);
 void ucx_fini(void);
 
 /* All send/recv calls return 0 when the operation completed at once (done is

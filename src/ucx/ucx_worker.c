@@ -19,6 +19,7 @@ static struct {
     uint64_t counter; /* for fresh payload tags */
     ucx_handlers_t h;
     bool active;
+    bool ending; /* ucx_ending: peers' resets are their teardown */
 } U;
 
 /* The active message id of envelopes (the only AM handler we register). */
@@ -127,6 +128,10 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     (void)ep;
     int peer = (int)(intptr_t)arg;
+    if (U.ending) { /* the peer closed its side of the connection first */
+        util_debug("connection to process %d closed by it at the end (%s)", peer, ucs_status_string(status));
+        return;
+    }
     char host[128], msg[384];
     ucx_pmix_hostname_of(peer, host, sizeof host);
     snprintf(msg, sizeof msg, "process %d lost its connection to process %d on node %s (%s): ending the job",
@@ -364,6 +369,8 @@ static void wait_req(ucs_status_ptr_t r, const char *what)
         ucp_worker_progress(U.worker);
     ucp_request_free(r);
 }
+
+void ucx_ending(void) { U.ending = true; }
 
 void ucx_close(void)
 {
