@@ -206,6 +206,10 @@ rma_seg_t *rma_layout(int count, MPI_Datatype dt, uint32_t *nseg, int64_t *first
 
 /* rma_target.c: the target side of the active messages */
 void rma_target_handle(const rma_hdr_t *h, const void *data, size_t len);
+/* An answer of len bytes arriving by rendezvous: where it may land straight
+ * (the fetch's host buffer), or NULL; rma_resp_placed once it has landed. */
+void *rma_resp_place(const rma_hdr_t *h, size_t len);
+void rma_resp_placed(const rma_hdr_t *h);
 /* The ranks' thread: apply what the progress thread left for it (device windows). */
 int rma_target_deferred(void);
 /* Bump an origin's count and answer the UNLOCK/FLUSH waiting for it (holds lk). */

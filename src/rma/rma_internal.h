@@ -43,6 +43,12 @@ void rma_cma_free(rma_win_t *w);
 int rma_dev_copy(rma_win_t *w, int t, char *target, const rma_seg_t *segs, uint32_t nseg, void *local,
                  size_t len, bool write, struct AMPI_Request_s *q);
 void rma_dev_drain(rma_win_t *w, int t);
+
+/* rma_buf.c: buffers a target answers from, kept for the next answer;
+ * rma_buf_put takes any buffer a send frees (others go to free). */
+void *rma_buf_get(size_t len);
+void rma_buf_put(void *p);
+void rma_buf_fini(void);
 void rma_dev_free(rma_win_t *w); /* MPI_Win_free */
 
 /* Accumulates into device memory of at least RMA_DEV_ACC_MIN bytes run

@@ -364,7 +364,7 @@ static int issue_remote(rma_win_t *w, const rma_args_t *a, size_t tbytes, p2p_re
     const void *data = payload;
     size_t dlen = plen;
     void *free_after = tmp;
-    if (nseg || a->kind == RMA_CAS || (tmp == NULL && payload && a->kind != RMA_PUT && a->kind != RMA_ACC)) {
+    if (nseg || a->kind == RMA_CAS) {
         char *b = malloc(seglen + plen + 1);
         if (!b) {
             free(segs);

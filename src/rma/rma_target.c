@@ -160,6 +160,21 @@ static void answer(const rma_hdr_t *h, void *data, size_t len, void *free_after)
     post(p2p_proc_of(h->origin_world), &a, data, len, free_after);
 }
 
+void *rma_resp_place(const rma_hdr_t *h, size_t len)
+{
+    rma_fetch_t *f = (rma_fetch_t *)(uintptr_t)h->id;
+    if (len == 0 || len > f->len)
+        return NULL; /* more than the result holds: received aside, then cut */
+    return f->tmp ? f->tmp : f->dst; /* host memory (issue_remote) */
+}
+
+void rma_resp_placed(const rma_hdr_t *h)
+{
+    rma_fetch_t *f = (rma_fetch_t *)(uintptr_t)h->id;
+    atomic_store(&f->state, 1);
+    rma_fetch_arrived(f);
+}
+
 static void on_resp(const rma_hdr_t *h, const void *data, size_t len)
 {
     rma_fetch_t *f = (rma_fetch_t *)(uintptr_t)h->id;
@@ -310,7 +325,7 @@ static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len
     case RMA_GET: {
         void *out = NULL;
         if (h->nseg || w->dev) {
-            out = malloc(h->len ? h->len : 1);
+            out = rma_buf_get(h->len);
             if (!out)
                 util_fatal("out of memory");
             rma_apply_get(tbase, segs, h->nseg, out, h->len, w->dev);
@@ -321,7 +336,7 @@ static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len
         break;
     }
     case RMA_GACC: {
-        void *out = malloc(h->len ? h->len : 1);
+        void *out = rma_buf_get(h->len);
         if (!out)
             util_fatal("out of memory");
         acc_begin(w);
@@ -332,7 +347,7 @@ static void apply(rma_win_t *w, const rma_hdr_t *h, const void *data, size_t len
         break;
     }
     case RMA_CAS: {
-        void *out = malloc(h->len ? h->len : 1);
+        void *out = rma_buf_get(h->len);
         if (!out)
             util_fatal("out of memory");
         acc_begin(w);

@@ -70,8 +70,12 @@ static void *side_thread(void *arg)
             nanosleep(&nap, NULL);
             continue;
         }
-        if (s->lock)
-            pthread_mutex_lock(s->lock);
+        if (s->lock && pthread_mutex_trylock(s->lock) != 0) {
+            /* the ranks' thread is progressing: waiting for it on this core
+             * would only take the core from it */
+            nanosleep(&nap, NULL);
+            continue;
+        }
         unsigned n = ucp_worker_progress(s->worker);
         ucs_status_t armed = UCS_ERR_BUSY;
         if (!n && ++idle >= 64 && s->efd >= 0)

@@ -28,7 +28,7 @@ typedef struct ucx_side {
     int efd;       /* the worker's wakeup descriptor, or -1 */
     ucp_ep_h *eps; /* by process, NULL until connected */
     int nprocs;
-    pthread_mutex_t *lock; /* the progress thread holds it around UCX calls; NULL: a multi-threaded worker */
+    pthread_mutex_t *lock; /* whoever progresses the worker holds it; the progress thread only tries it */
     pthread_t thread;
     bool thread_on;
     _Atomic bool stop;
@@ -46,7 +46,8 @@ ucs_status_t ucx_side_open(ucx_side_t *s, const ucp_params_t *params, ucs_thread
  * caller stores it in eps[proc] as its locking requires. */
 ucp_ep_h ucx_side_connect(ucx_side_t *s, int proc, const void *addr, const char *what);
 /* Starts the progress thread (once), which holds lock (or none: NULL)
- * around its calls of UCX. */
+ * around its calls of UCX; when the lock is taken it naps instead of
+ * waiting, so that it never stands between the ranks' thread and its core. */
 void ucx_side_thread_start(ucx_side_t *s, pthread_mutex_t *lock);
 /* The ranks' thread, before it polls the worker: the progress thread stands aside. */
 static inline void ucx_side_polling(ucx_side_t *s)

@@ -78,6 +78,7 @@ rma_passive       all                    0        -
 rma_early         all                    0        -
 rma_shm           all,6x6                0        -
 rma_batch         all,6x6                0        -
+rma_fetch_large   all                    0        -
 attr_type         1x1,1x4,2x4,4x16       0        -
 comm_create_group 1x4,2x4,1x8,2x8,4x8,6x6,4x16 0      -
 coll_persist      all                    0        -
@@ -126,7 +127,7 @@ ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent persist_wil
 # One-sided windows that the node's other processes would map (rma_shm.c)
 # without the mappings: puts and gets by CMA, accumulates as messages.
 RMA_ROUTE_SETTINGS='AMPI_RMA_SHM=0'
-RMA_ROUTE_PROGS='rma_shm rma_acc rma_basic'
+RMA_ROUTE_PROGS='rma_shm rma_acc rma_basic rma_fetch_large'
 # Nonblocking collectives of every size on the progress thread's schedules
 # (by default only those of 128 KiB and more take them).
 NBC_ROUTE_SETTINGS='AMPI_NBC_PROGRESS_MIN=0'
