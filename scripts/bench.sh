@@ -159,7 +159,11 @@ if has_area rma-host || has_area rma-device; then
         status=1
     else
         build_osu74 ours "$AMPI_PREFIX/bin/ampicc" "$AMPI_PREFIX/bin/ampicxx" || status=1
-        build_osu74 ompi "$OMPI_MPICC" "${OMPI_MPICXX:-mpicxx}" || status=1
+        if [ -n "$base_prefix" ]; then
+            build_osu74 "$base_side" "$base_prefix/bin/ampicc" "$base_prefix/bin/ampicxx" || status=1
+        else
+            build_osu74 ompi "$OMPI_MPICC" "${OMPI_MPICXX:-mpicxx}" || status=1
+        fi
     fi
 fi
 
