@@ -193,8 +193,7 @@ static void on_resp(const rma_hdr_t *h, const void *data, size_t len)
         memcpy(f->tmp, data, len);
     else if (len)
         rma_apply_put(f->dst, NULL, 0, data, len, false); /* dst: a contiguous host buffer */
-    atomic_store(&f->state, 1);
-    rma_fetch_arrived(f);
+    rma_resp_placed(h);
 }
 
 /* Messages for device windows that arrived on the progress thread: device
