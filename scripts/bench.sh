@@ -42,6 +42,10 @@
 #   DIR/bin/ampirun, interleaved with it round by round, under the side name
 #   BENCH_BASE_NAME (default "base"); Open MPI and NCCL do not run.  The
 #   tables' ratio is then ours / that build (scripts/device.sh compare).
+#   BENCH_BASE_ENV="NAME=VALUE ..." runs the twin under those settings: with
+#   BENCH_BASE_PREFIX=$AMPI_PREFIX it compares one build with and without
+#   them.  BENCH_P2P_PROGS narrows the point-to-point programs (default
+#   "osu_latency osu_bw osu_bibw").
 # Exit status: 1 when a build or any run failed (runs.csv has each status).
 # Commands are kept as strings (to log them verbatim) and split on purpose
 # when run; no path or argument here contains blanks.
@@ -114,7 +118,7 @@ if [ "$ngpu" -ge 1 ]; then
     gpu_flags="-DOSU_CUDA -I$CUDA_HOME/include"
     gpu_libs="-L$CUDA_HOME/lib64 -lcudart -Wl,-rpath,$CUDA_HOME/lib64"
 fi
-p2p_progs="osu_latency osu_bw osu_bibw"
+p2p_progs=${BENCH_P2P_PROGS:-osu_latency osu_bw osu_bibw}
 coll_progs="osu_allreduce osu_bcast osu_alltoall osu_allgather osu_reduce osu_barrier"
 build_osu() { # side compiler
     local dir=$out/build-$1 cc=$2 prog extra log=$out/logs/build-$1.log
@@ -133,7 +137,7 @@ build_osu() { # side compiler
 build_osu ours "$AMPI_PREFIX/bin/ampicc" || status=1
 if [ -n "$base_prefix" ]; then
     build_osu "$base_side" "$base_prefix/bin/ampicc" || status=1
-    note "before/after: ours ($AMPI_PREFIX) against $base_side ($base_prefix), the same sources built with each one's ampicc and run by its ampirun; Open MPI does not run"
+    note "before/after: ours ($AMPI_PREFIX) against $base_side ($base_prefix${BENCH_BASE_ENV:+, run under $BENCH_BASE_ENV}), the same sources built with each one's ampicc and run by its ampirun; Open MPI does not run"
 else
     build_osu ompi "$OMPI_MPICC" || status=1
 fi
@@ -384,6 +388,7 @@ if [ -n "$base_prefix" ]; then
         [ "$side" = ours ] || continue
         twin=${cmd//"$AMPI_PREFIX/"/"$base_prefix/"}
         twin=${twin//"$out/build-ours/"/"$out/build-$base_side/"}
+        [ -n "${BENCH_BASE_ENV:-}" ] && twin="env $BENCH_BASE_ENV $twin"
         pairs+=("$s" "$area|$bench|$place|$base_side|$unit|$twin|$odf")
     done
     series=("${pairs[@]}")

@@ -130,7 +130,10 @@
 #                            the medians of both and ours / REV per size
 #                            ($OUT/compare-tables.md; compare/ in results.tgz).
 #                            COMPARE_AREAS (default "host-p2p device-p2p"),
-#                            BENCH_ROUNDS (default 9, the budget cuts it short).
+#                            BENCH_ROUNDS (default 9, the budget cuts it short),
+#                            BENCH_P2P_PROGS (default all three).  compare self:
+#                            this build against itself under COMPARE_BASE_ENV
+#                            ("NAME=VALUE ...": which setting moves a figure).
 #                            E.g. (~30 s set-up + ~40 s the second build + the
 #                            rounds, ~45 s each on 2 H200):
 #                              DEVICE_BUDGET_S=560 scripts/device.sh compare 566b9ca
@@ -795,20 +798,27 @@ compare_action() {
         return 0
     fi
     mkdir -p "$res"
-    base_sources "$rev" "$src" || return 1
-    # the same UCX as ours: the old tree's setup.sh finds it and skips that step
-    ln -sfn "$PWD/.deps" "$src/.deps"
-    [ -d .whl ] && ln -sfn "$PWD/.whl" "$src/.whl"
-    echo "== compare: building $rev (log: compare/base-build.log)"
-    if ! (cd "$src" && ./setup.sh --no-demo) >"$res/base-build.log" 2>&1; then
-        echo "compare: building $rev failed; last lines:"
-        tail -n 20 "$res/base-build.log"
-        return 1
+    local base_prefix=$src/.prefix base_name=$rev base_env=""
+    if [ "$rev" = self ]; then
+        # one build with and without COMPARE_BASE_ENV: which setting moves a figure
+        [ -n "${COMPARE_BASE_ENV:-}" ] || { echo "compare self: set COMPARE_BASE_ENV" >&2; return 1; }
+        base_prefix=$prefix base_name=self-env base_env=$COMPARE_BASE_ENV
+    else
+        base_sources "$rev" "$src" || return 1
+        # the same UCX as ours: the old tree's setup.sh finds it and skips that step
+        ln -sfn "$PWD/.deps" "$src/.deps"
+        [ -d .whl ] && ln -sfn "$PWD/.whl" "$src/.whl"
+        echo "== compare: building $rev (log: compare/base-build.log)"
+        if ! (cd "$src" && ./setup.sh --no-demo) >"$res/base-build.log" 2>&1; then
+            echo "compare: building $rev failed; last lines:"
+            tail -n 20 "$res/base-build.log"
+            return 1
+        fi
     fi
-    echo "== compare: BENCH_BASE_PREFIX=$src/.prefix BENCH_BUDGET_S=$(($(left) - 30)) scripts/bench.sh --out $dir" \
-        "--areas \"${COMPARE_AREAS:-host-p2p device-p2p}\" ${bench_args[*]}"
-    BENCH_BASE_PREFIX=$src/.prefix BENCH_BASE_NAME=$rev BENCH_BUDGET_S=$(($(left) - 30)) \
-        BENCH_ROUNDS=${BENCH_ROUNDS:-9} AMPI_PREFIX=$prefix \
+    echo "== compare: BENCH_BASE_PREFIX=$base_prefix BENCH_BASE_ENV=\"$base_env\" BENCH_BUDGET_S=$(($(left) - 30))" \
+        "scripts/bench.sh --out $dir --areas \"${COMPARE_AREAS:-host-p2p device-p2p}\" ${bench_args[*]}"
+    BENCH_BASE_PREFIX=$base_prefix BENCH_BASE_NAME=$base_name BENCH_BASE_ENV=$base_env \
+        BENCH_BUDGET_S=$(($(left) - 30)) BENCH_ROUNDS=${BENCH_ROUNDS:-9} AMPI_PREFIX=$prefix \
         bash scripts/bench.sh --out "$dir" --areas "${COMPARE_AREAS:-host-p2p device-p2p}" "${bench_args[@]}"
     status=$?
     copy_results "$dir" compare

@@ -21,6 +21,7 @@
  * host round trip, 8.9x Open MPI's. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "coll/coll_dev.h"
 #include "datatype/dt.h"
 #include "gpu/gpu.h"
@@ -76,6 +77,21 @@ int rma_dev_copy(rma_win_t *w, int t, char *target, const rma_seg_t *segs, uint3
     return MPI_SUCCESS;
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A flush after small puts waits a few microseconds for the copy engine (a
+ * peer copy and its synchronization take about 7 us on H100s): for that
+ * long the event alone is watched, because a round of other progress
+ * between two looks (two UCX workers, the rings, the hooks) makes the end
+ * of the copy seen up to a round late.  Longer copies are then waited for
+ * between rounds of progress, so that other ranks of the PE run. */
+#define DRAIN_SPIN_NS 30000u
+
 void rma_dev_drain(rma_win_t *w, int t)
 {
     if (!w->ndev_pending || (t >= 0 && !w->dev_pending[t]))
@@ -84,6 +100,9 @@ void rma_dev_drain(rma_win_t *w, int t)
     int rc = gpu_copy_fence(w->dev_stream, &c);
     if (rc != 0)
         util_fatal("waiting for the device copies of one-sided operations failed (CUDA error %d)", rc);
+    uint64_t spin_end = now_ns() + DRAIN_SPIN_NS;
+    while (!gpu_copy_done(&c) && now_ns() < spin_end)
+        ;
     while (!gpu_copy_done(&c))
         rma_wait_poll();
     /* every copy this rank started ran before the fence, whatever its target */
