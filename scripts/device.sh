@@ -28,7 +28,9 @@
 #                            pt2pt, device all-reduce beside NCCL, Jacobi3D 192^3 per
 #                            GPU ODF 1/2, virtualized ranks; interleaved rounds after a
 #                            warm-up until the budget is spent (BENCH_ROUNDS, default 5);
-#                            $OUT/current/tables.md, rounds.csv, runs.csv (exit statuses)
+#                            $OUT/current/tables.md, rounds.csv, runs.csv (exit statuses);
+#                            CURRENT_AREAS narrows the areas (bench.sh --areas)
+#   floor             ~15 s  osu/gpu_floor: what peer and host copies cost here
 #   bench-p2p-dd     ~130 s  osu_latency/bw/bibw D-D, AMPI-UCX + Open MPI
 #                            (6 runs), bw/bibw up to 32 MiB (OSU_BW_MAX); ucx_perftest
 #                            -m cuda tag_lat 1 B-4 MiB and tag_bw 1 B-32 MiB, every size
@@ -190,7 +192,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
-    [sweep-hh]=40 [compare]=480 [gpu-bed]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150
+    [sweep-hh]=40 [compare]=480 [gpu-bed]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150 [floor]=15
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -334,7 +336,10 @@ current_action() {
     need_prefix || return 1
     echo "== current: BENCH_BUDGET_S=$(($(left) - 30)) scripts/bench.sh --out $dir ${bench_args[*]}"
     [ "$dry" = 1 ] && return 0
-    BENCH_BUDGET_S=$(($(left) - 30)) AMPI_PREFIX=$prefix bash scripts/bench.sh --out "$dir" "${bench_args[@]}"
+    local areas=()
+    [ -n "${CURRENT_AREAS:-}" ] && areas=(--areas "$CURRENT_AREAS")
+    BENCH_BUDGET_S=$(($(left) - 30)) AMPI_PREFIX=$prefix bash scripts/bench.sh --out "$dir" "${areas[@]}" \
+        "${bench_args[@]}"
     status=$?
     copy_results "$dir" current
     # the tables also outside results.tgz, so that they come back at once
@@ -871,6 +876,7 @@ run_action() {
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H "${SWEEP_HH_MAX:-4194304}" \
         "${SWEEP_HH_VARIANTS:-default;AMPI_SHM=0;--bind-to=none;ompi}" "${SWEEP_HH_PROGS:-osu_latency osu_bw}" ;;
+    floor) floor_action floor ;;
     sweep-allreduce)
         # the floor (gpu_floor: peer and pinned host copies) in the same call
         floor_action sweep-allreduce &&
