@@ -45,7 +45,7 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
                                "README.md, docs/gpu.md" },
     [CORE_SET_NCCL] = { "AMPI_NCCL", CORE_TYPE_BOOL, "on", 0, 0, NULL,
                         "device collectives may use NCCL", "README.md" },
-    [CORE_SET_GPU_COLL_HOST_MAX] = { "AMPI_GPU_COLL_HOST_MAX", CORE_TYPE_SIZE, "64K", 0, GIB(1), NULL,
+    [CORE_SET_GPU_COLL_HOST_MAX] = { "AMPI_GPU_COLL_HOST_MAX", CORE_TYPE_SIZE, "1K", 0, GIB(1), NULL,
                                      "device Allreduce/Reduce up to this size run on host copies (0: never)",
                                      "README.md, docs/gpu.md" },
     [CORE_SET_GPU_IPC] = { "AMPI_GPU_IPC", CORE_TYPE_BOOL, "on", 0, 0, NULL,

@@ -13,9 +13,10 @@
  * host refuses the pair.  A commutative user op (wrapping sum of ints) and a
  * non-commutative one (composition of affine maps on MPI_2INT, whose result
  * is also computed here, in rank order) run the same way.  Sizes: 1, 5 and
- * 37 elements, and MPI_INT sums of exactly 64 KiB and of 64 KiB + 4 bytes
- * (either side of AMPI-UCX's default limit for reductions on host copies,
- * AMPI_GPU_COLL_HOST_MAX), with MPI_SUM and the user op, and MPI_LONG_DOUBLE
+ * 37 elements, and MPI_INT sums of exactly 1 KiB and 64 KiB and of 4 bytes
+ * more (either side of AMPI-UCX's default limit for reductions on host
+ * copies, AMPI_GPU_COLL_HOST_MAX, and of a larger one), with MPI_SUM and the
+ * user op, and MPI_LONG_DOUBLE
  * just above 64 KiB.  Bcast of 1 B to 64 KiB from the last rank (device,
  * managed, and device on even ranks with host on odd ones).
  * With AMPI_GPU_COLL_HOST_MAX=0 every device reduction takes the device
@@ -360,9 +361,10 @@ static void bcasts(ctx_t *c)
     }
 }
 
-/* Either side of the default limit for host copies (64 KiB), and above it
- * the ops without a device kernel (a user op, long double), which run on
- * host copies of the device operands there. */
+/* Either side of the default limit for host copies (1 KiB) and of the
+ * limit it had before (64 KiB), and above them the ops without a device
+ * kernel (a user op, long double), which run on host copies of the device
+ * operands there. */
 static void limit_edges(ctx_t *c, MPI_Op usum)
 {
     const type_t *t, *tld;
@@ -370,7 +372,9 @@ static void limit_edges(ctx_t *c, MPI_Op usum)
         ;
     for (tld = types; tld->dt != MPI_LONG_DOUBLE; tld++)
         ;
-    for (size_t n = 16384; n <= 16385; n++) {
+    static const size_t counts[] = {256, 257, 16384, 16385}; /* MPI_INT: 1 KiB and 64 KiB, and 4 bytes more */
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        size_t n = counts[k];
         one_case(c, t, MPI_SUM, "SUM", n, -1);
         one_case(c, t, MPI_SUM, "SUM", n, 0);
         one_case(c, t, usum, "user sum", n, -1);

@@ -8,7 +8,7 @@
  * pass device buffers and the others host buffers, so a rank that decides
  * from its own buffers takes another path than its peers: a user-defined
  * op (no device kernel) or a long double type above the size reduced on
- * host copies (AMPI_GPU_COLL_HOST_MAX, 64 KiB) used to fail on the device
+ * host copies (AMPI_GPU_COLL_HOST_MAX, set to 64 KiB here) used to fail on the device
  * ranks while the host ranks waited for them, and a Bcast of 64 KiB among
  * 4 ranks took the flat tree on device ranks and the binomial one on host
  * ranks.  Each call must succeed on every rank with the data of the same
@@ -347,7 +347,7 @@ int main(int argc, char **argv)
     (void)argc;
     unsetenv("AMPI_GPU");
     unsetenv("AMPI_GPU_DEVICE");
-    unsetenv("AMPI_GPU_COLL_HOST_MAX");
+    setenv("AMPI_GPU_COLL_HOST_MAX", "64K", 1); /* the calls' sizes lie either side of it */
     setenv("AMPI_WARN_GLOBALS", "0", 1); /* the ranks share the test's statics on purpose */
     setenv("AMPI_NCCL", "0", 1); /* one process: NCCL never applies; no library to load */
     setenv("AMPI_GPU_DDT_CHUNK", "4K", 1);
