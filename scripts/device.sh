@@ -58,9 +58,16 @@
 #                            iterations after 5, ~20 ms each: ~58 GB per GPU per
 #                            iteration at ~3-4 TB/s; ~5.5 s per run with set-up);
 #                            +20 s for the build when not after jacobi-small
-#   gpu-test         ~210 s  test/gpu/run.sh (both routes, channels,
+#   gpu-test         ~650 s  test/gpu/run.sh (both routes, channels,
 #                            staging fallback, device collectives) and Jacobi3D's
-#                            -D/-H checks (DEVICE_GPU_TEST_JACOBI=0: without them)
+#                            -D/-H checks (DEVICE_GPU_TEST_JACOBI=0: without them).
+#                            More than one call on 2 x H200 (2026-11-27: the nine
+#                            programs' matrix and route cases up to gpu_memkind's
+#                            took ~510 s, gpu_ddt's ten cases and Jacobi3D 161 s):
+#                            split it with GPU_TESTS, e.g. "gpu_query gpu_pt2pt
+#                            gpu_wild gpu_stale gpu_coll gpu_rma gpu_smallred" with
+#                            DEVICE_GPU_TEST_JACOBI=0 in one call, "gpu_memkind
+#                            gpu_ddt" in the next
 #   sweep-dd          ~45 s  osu_latency + osu_bw D-D up to 32 MiB under each
 #                            of SWEEP_VARIANTS (route settings, ';'-separated)
 #   sweep-allreduce  ~150 s  osu/gpu_floor (peer and pinned host<->device copies: the floor of
@@ -156,7 +163,10 @@
 #
 # A plan in runs of under 10 minutes, each from a fresh copy of the working
 # tree with .whl (set-up ~30 s; measured on 2026-11-22).  On a 2 x H200 host:
-#   run 1: scripts/device.sh gpu-test bench-p2p-dd sweep-dd                ~30+375 s
+#   run 1: GPU_TESTS="gpu_query gpu_pt2pt gpu_wild gpu_stale gpu_coll gpu_rma gpu_smallred"
+#          DEVICE_GPU_TEST_JACOBI=0 scripts/device.sh gpu-test; then GPU_TESTS="gpu_memkind
+#          gpu_ddt" scripts/device.sh gpu-test (each under 10 minutes; the split of gpu-test above)
+#   run 1b: scripts/device.sh bench-p2p-dd sweep-dd                          ~30+175 s
 #   run 2: scripts/device.sh bench-coll bench-halo bench-p2p-more bench-p2p-mixed
 #                                                                           ~30+500 s
 #   run 3: scripts/device.sh jacobi-small jacobi-large bench-p2p-host       ~30+365 s
@@ -191,7 +201,7 @@ cd "$(dirname "$0")/.." || exit 1
 declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
-    [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=210 [sweep-dd]=45
+    [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=650 [sweep-dd]=45
     [sweep-hh]=40 [compare]=480 [gpu-bed]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150 [floor]=15
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
