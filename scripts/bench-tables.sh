@@ -106,6 +106,11 @@ for dir in "$@"; do
         if ($5 == 0 || ($9 != 0 && $9 != "-")) next
         if (!nruns) add_side($1 SUBSEP $2 SUBSEP $3, $4, "(not recorded)", $5)
         if (!nruns && $4 == "ours") has_ours[$1 SUBSEP $2 SUBSEP $3] = 1
+        # a second column of a run (IMB-NBC-*-t_pure): the command is that of its run
+        if (nruns && $2 ~ /-t_pure$/) {
+            add_side($1 SUBSEP $2 SUBSEP $3, $4, command[$1, substr($2, 1, length($2) - 7), $3, $4], $5)
+            if ($4 == "ours") has_ours[$1 SUBSEP $2 SUBSEP $3] = 1
+        }
         add_value($1 SUBSEP $2 SUBSEP $3, $4, $6, $5, $7, $8)
         if (vp_copy($1, $2, $4)) vprow[++nvp] = $2 SUBSEP $4 SUBSEP $6 SUBSEP $5 SUBSEP $7 SUBSEP $8
     }

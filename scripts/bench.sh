@@ -327,7 +327,8 @@ if has_area rma-device; then
 fi
 # IMB-NBC: the overlap of communication and computation (IMB's overlap[%]
 # column: how much of the shorter of the collective and the computation
-# IMB hides behind the other).  One run per collective and side.
+# IMB hides behind the other), and from the same run its t_pure (the
+# collective alone, in us: IMB-NBC-*-t_pure).  One run per collective and side.
 if has_area nbc-host; then
     nbc_args="-msglog 16:22 -npmin 2 -iter 100 -time 5"
     [ $quick = 1 ] && nbc_args="-msglog 16:17 -npmin 2 -iter 5"
@@ -426,6 +427,11 @@ run_one() {
     parse "$log" "$bench" "$odf" | while read -r size value; do
         echo "$area,$bench,$place,$side,$round,$size,$value,$unit,$rc"
     done >>"$out/rounds.csv"
+    # IMB-NBC's t_pure column too: the collective's time with nothing to
+    # overlap, which the overlap must not cost (a table of its own)
+    [[ $bench == IMB-NBC* ]] && awk -v p="$area,$bench-t_pure,$place,$side,$round" -v rc="$rc" \
+        'NF == 6 && $1 ~ /^[0-9]+$/ && $1 > 0 && $4 ~ /^[0-9.]+$/ { print p "," $1 "," $4 ",us," rc }' "$log" \
+        >>"$out/rounds.csv"
     printf 'bench: round %s %-11s %-14s %-5s %-9s exit %s, %ss\n' "$round" "$area" "$bench" "$place" "$side" "$rc" "$secs"
     [ "$rc" = 0 ] || status=1
 }

@@ -15,10 +15,7 @@
 #include "pt2pt/p2p.h"
 #include "ucx/ucx_async.h"
 
-typedef struct wire {
-    uint32_t ctx, seq;
-    int32_t src, dst_world, tag;
-} wire_t;
+typedef sched_wire_t wire_t;
 
 typedef struct entry {
     struct entry *next;
@@ -27,7 +24,8 @@ typedef struct entry {
     void *buf;
     size_t len;
     void *data; /* a message that came first: eager copy, or */
-    void *desc; /* rendezvous descriptor */
+    void *desc; /* rendezvous descriptor, or */
+    bool cma;   /* key is its SCHED_CMA header */
 } entry_t;
 
 #define NBUCKETS 4096
@@ -82,7 +80,7 @@ static void finish(sched_t *s)
     while (!atomic_compare_exchange_weak(&done_list, &head, s));
 }
 
-static void op_done(sched_t *s)
+void sched_op_done(sched_t *s)
 {
     if (--s->pending == 0) {
         s->step++;
@@ -95,7 +93,7 @@ static void op_cb(void *arg, int status)
     sched_t *s = arg;
     if (status && !s->err)
         s->err = MPI_ERR_OTHER;
-    op_done(s);
+    sched_op_done(s);
 }
 
 /* Runs steps until one has operations in flight, or the last is over. */
@@ -137,7 +135,9 @@ static void deliver(sched_t *s, void *buf, size_t len, const void *data, void *d
 void sched_send(sched_t *s, int peer, const void *buf, size_t len, int tag)
 {
     int world = core_comm_world_rank(s->c, peer);
-    wire_t h = { s->ctx, s->seq, s->me, world, tag };
+    wire_t h = { .ctx = s->ctx, .seq = s->seq, .src = s->me, .dst_world = world, .tag = tag, .kind = SCHED_DATA };
+    if (sched_cma_send(s, p2p_proc_of(world), &h, buf, len))
+        return;
     s->pending++;
     if (ucx_async_send(p2p_proc_of(world), &h, sizeof h, buf, len, op_cb, s) == 0)
         s->pending--;
@@ -145,10 +145,13 @@ void sched_send(sched_t *s, int peer, const void *buf, size_t len, int tag)
 
 void sched_recv(sched_t *s, int peer, void *buf, size_t len, int tag)
 {
-    wire_t k = { s->ctx, s->seq, peer, s->world, tag };
+    wire_t k = { .ctx = s->ctx, .seq = s->seq, .src = peer, .dst_world = s->world, .tag = tag };
     entry_t *e = take(&k, false);
     if (e) {
-        deliver(s, buf, len, e->data, e->desc, e->len);
+        if (e->cma)
+            sched_cma_deliver(s, &e->key, buf, len);
+        else
+            deliver(s, buf, len, e->data, e->desc, e->len);
         free(e->data);
         free(e);
         return;
@@ -167,19 +170,27 @@ bool coll_sched_arrived(const void *hdr, size_t hlen, const void *data, void *de
         util_fatal("nonblocking collective message with a header of %zu bytes", hlen);
     wire_t k;
     memcpy(&k, hdr, sizeof k);
+    if (k.kind != SCHED_DATA && k.kind != SCHED_CMA) {
+        sched_cma_control(&k);
+        return false;
+    }
+    bool cma = k.kind == SCHED_CMA;
     entry_t *e = take(&k, true);
     if (e) {
         sched_t *s = e->s;
-        deliver(s, e->buf, e->len, data, desc, len);
+        if (cma)
+            sched_cma_deliver(s, &k, e->buf, e->len);
+        else
+            deliver(s, e->buf, e->len, data, desc, len);
         free(e);
-        op_done(s); /* the posted receive; a rendezvous added its own operation */
+        sched_op_done(s); /* the posted receive; a rendezvous or CMA exchange added its own operations */
         return false;
     }
     e = malloc(sizeof *e);
     if (!e)
         util_fatal("out of memory for a nonblocking collective");
-    *e = (entry_t){ .key = k, .len = len, .desc = desc };
-    if (!desc) {
+    *e = (entry_t){ .key = k, .len = len, .desc = desc, .cma = cma };
+    if (!desc && !cma) {
         e->data = malloc(len ? len : 1);
         if (!e->data)
             util_fatal("out of memory for a nonblocking collective");

@@ -45,6 +45,34 @@ struct sched {
     size_t ubytes;
 };
 
+/* The header of every schedule message.  The first five fields name the
+ * exchange (collective, sender's comm rank, receiver's world rank, the
+ * algorithm's tag); kind says what the message is, and the rest carries a
+ * cross-memory-attach exchange's addresses (coll_sched_cma.c). */
+enum { SCHED_DATA, SCHED_CMA, SCHED_CTS, SCHED_DONE, SCHED_FIN };
+typedef struct sched_wire {
+    uint32_t ctx, seq;
+    int32_t src, dst_world, tag;
+    uint32_t kind;
+    int32_t pid;   /* CMA, CTS: the process whose memory addr is */
+    uint32_t pad;
+    uint64_t addr; /* CMA: the sender's buffer; CTS: the receiver's */
+    uint64_t len;  /* CMA: the message's bytes; CTS: the bytes the sender writes */
+} sched_wire_t;
+
+/* One operation of s's step completed (with the lock held). */
+void sched_op_done(sched_t *s);
+
+/* Messages between processes that may read each other's memory, of at
+ * least AMPI_CMA_SPLIT bytes, go by cross-memory attach, each side copying
+ * half (coll_sched_cma.c): sched_cma_send returns false when the message
+ * does not qualify (it then goes through UCX); sched_cma_deliver gives a
+ * receive its SCHED_CMA message h; sched_cma_control takes CTS, DONE and
+ * FIN messages. */
+bool sched_cma_send(sched_t *s, int proc, const sched_wire_t *key, const void *buf, size_t len);
+void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len);
+void sched_cma_control(const sched_wire_t *h);
+
 /* The ranks' thread, at completion: copy the staged result back, free the copies. */
 void sched_unstage(sched_t *s);
 

@@ -188,6 +188,15 @@ static void copy_with(pid_t pid, void *local, uint64_t remote, size_t n, bool wr
     }
 }
 
+void p2p_cma_copy(int pid, void *local, uint64_t remote, size_t n, bool write, int peer_world)
+{
+    copy_with((pid_t)pid, local, remote, n, write, peer_world);
+}
+
+void p2p_cma_written(void *p, size_t n) { VALGRIND_MAKE_MEM_DEFINED(p, n); }
+
+size_t p2p_cma_split_min(void) { return split_min; }
+
 static cma_desc_t desc_of(const p2p_msg_t *msg)
 {
     cma_desc_t d;

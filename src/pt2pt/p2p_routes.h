@@ -96,6 +96,14 @@ void p2p_cma_fini(void);
 /* Both this process and proc may read and write each other's memory. */
 bool p2p_cma_peer(int proc);
 void p2p_cma_settled(p2p_req_t *q); /* a send of p2p_cma_start's completed (p2p_req_part_done) */
+/* For other layers' messages to such a peer (any thread): copy n bytes
+ * between our `local` and process pid's `remote`, reading them or (write)
+ * writing them; a failure ends the job.  p2p_cma_written tells memcheck
+ * that another process wrote p[n]; p2p_cma_split_min is AMPI_CMA_SPLIT,
+ * the size from which both sides copy half (0: never). */
+void p2p_cma_copy(int pid, void *local, uint64_t remote, size_t n, bool write, int peer_world);
+void p2p_cma_written(void *p, size_t n);
+size_t p2p_cma_split_min(void);
 size_t p2p_cma_desc_size(void);
 void p2p_cma_deliver(p2p_msg_t *msg, p2p_req_t *q, size_t n);
 void p2p_cma_put_arrived(const p2p_wire_hdr_t *h, size_t len);

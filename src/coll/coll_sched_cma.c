@@ -1,0 +1,145 @@
+/* Schedule messages by cross-memory attach, each side copying half.
+ *
+ * Between processes of one node, UCX moves a schedule's large message by
+ * its rendezvous: the receiver reads it all with one core.  The
+ * point-to-point CMA route splits the copy between both processes' cores
+ * (p2p_cma.c), and the schedules' pure time was 1.3-1.9x Open MPI's and
+ * 2-2.8x that of the same collectives run by helper threads over that
+ * route (IMB-NBC t_pure, 2 processes, 2-vCPU machine: BENCHMARKS.md,
+ * 2026-11-27, 334325a).  So a message of at least AMPI_CMA_SPLIT bytes to
+ * such a peer goes the same way, over the schedule worker's small messages:
+ *
+ *   sender                                   receiver
+ *   CMA {pid, address, bytes}             -> matched with its receive
+ *                                         <- CTS {pid, address, first half}
+ *   writes the first half                    reads the second half
+ *   FIN                                   -> DONE (its half is read)
+ *   the send completes on its write and      the receive completes on its read
+ *   the DONE                                 and the FIN
+ *
+ * A receive shorter than the message reads and is written nothing and
+ * fails with MPI_ERR_TRUNCATE (its CTS asks for no bytes: no FIN).  The
+ * exchanges in flight sit in two tables under the message's name (the
+ * sender's, waiting for CTS and DONE; the receiver's, waiting for FIN),
+ * guarded like everything of the schedules by the worker's lock. */
+#include "coll/coll_sched_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "pt2pt/p2p.h"
+#include "ucx/ucx_async.h"
+#include "util/util_log.h"
+
+typedef struct pend {
+    struct pend *next;
+    sched_wire_t key;
+    sched_t *s;
+    char *buf;    /* sender: its data; receiver: the receive buffer */
+    size_t bytes; /* receiver: the half the sender writes */
+    int settle;   /* sender: CTS handled and DONE, both to come */
+} pend_t;
+
+static pend_t *sends, *fins;
+
+static bool same(const sched_wire_t *a, const sched_wire_t *b)
+{
+    return a->ctx == b->ctx && a->seq == b->seq && a->src == b->src && a->dst_world == b->dst_world &&
+           a->tag == b->tag;
+}
+
+static pend_t *find(pend_t **list, const sched_wire_t *k, bool remove)
+{
+    for (pend_t **pp = list; *pp; pp = &(*pp)->next)
+        if (same(&(*pp)->key, k)) {
+            pend_t *p = *pp;
+            if (remove)
+                *pp = p->next;
+            return p;
+        }
+    return NULL;
+}
+
+static pend_t *pend_new(pend_t **list, const sched_wire_t *k, sched_t *s, void *buf, size_t bytes, int settle)
+{
+    pend_t *p = malloc(sizeof *p);
+    if (!p)
+        util_fatal("out of memory for a nonblocking collective");
+    *p = (pend_t){ .next = *list, .key = *k, .s = s, .buf = buf, .bytes = bytes, .settle = settle };
+    *list = p;
+    return p;
+}
+
+static void sent(void *arg, int status)
+{
+    (void)arg;
+    if (status)
+        util_warn("a control message of a nonblocking collective failed (UCX status %d)", status);
+}
+
+static void control(int world, const sched_wire_t *key, uint32_t kind, int32_t pid, uint64_t addr, uint64_t len)
+{
+    sched_wire_t h = *key;
+    h.kind = kind;
+    h.pid = pid;
+    h.addr = addr;
+    h.len = len;
+    ucx_async_send(p2p_proc_of(world), &h, sizeof h, NULL, 0, sent, NULL);
+}
+
+bool sched_cma_send(sched_t *s, int proc, const sched_wire_t *key, const void *buf, size_t len)
+{
+    size_t min = p2p_cma_split_min();
+    if (min == 0 || len < min || !p2p_cma_peer(proc))
+        return false;
+    s->pending++;
+    pend_new(&sends, key, s, (void *)buf, 0, 2);
+    control(key->dst_world, key, SCHED_CMA, (int32_t)getpid(), (uint64_t)(uintptr_t)buf, len);
+    return true;
+}
+
+void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
+{
+    int sender = core_comm_world_rank(s->c, h->src);
+    size_t n = (size_t)h->len, half = n / 2;
+    if (n > len) {
+        if (!s->err)
+            s->err = MPI_ERR_TRUNCATE;
+        n = half = 0;
+    }
+    control(sender, h, SCHED_CTS, (int32_t)getpid(), (uint64_t)(uintptr_t)buf, half);
+    if (half) {
+        s->pending++;
+        pend_new(&fins, h, s, buf, half, 0);
+    }
+    if (n > half)
+        p2p_cma_copy(h->pid, (char *)buf + half, h->addr + half, n - half, false, sender);
+    control(sender, h, SCHED_DONE, 0, 0, 0);
+}
+
+void sched_cma_control(const sched_wire_t *h)
+{
+    if (h->kind == SCHED_FIN) {
+        pend_t *p = find(&fins, h, true);
+        if (!p)
+            util_fatal("nonblocking collective: a FIN for no receive");
+        p2p_cma_written(p->buf, p->bytes);
+        sched_t *s = p->s;
+        free(p);
+        sched_op_done(s);
+        return;
+    }
+    pend_t *p = find(&sends, h, false);
+    if (!p || (h->kind != SCHED_CTS && h->kind != SCHED_DONE))
+        util_fatal("nonblocking collective: control message %u for no send", (unsigned)h->kind);
+    if (h->kind == SCHED_CTS && h->len) {
+        p2p_cma_copy(h->pid, p->buf, h->addr, (size_t)h->len, true, h->dst_world);
+        control(h->dst_world, h, SCHED_FIN, 0, 0, 0);
+    }
+    if (--p->settle > 0)
+        return;
+    find(&sends, h, true);
+    sched_t *s = p->s;
+    free(p);
+    sched_op_done(s);
+}
