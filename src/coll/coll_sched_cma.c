@@ -1,13 +1,10 @@
 /* Schedule messages by cross-memory attach, each side copying half.
  *
  * Between processes of one node, UCX moves a schedule's large message by
- * its rendezvous: the receiver reads it all with one core.  The
+ * its rendezvous: the receiver reads it all with one core, where the
  * point-to-point CMA route splits the copy between both processes' cores
- * (p2p_cma.c), and the schedules' pure time was 1.3-1.9x Open MPI's and
- * 2-2.8x that of the same collectives run by helper threads over that
- * route (IMB-NBC t_pure, 2 processes, 2-vCPU machine: BENCHMARKS.md,
- * 2026-11-27, 334325a).  So a message of at least AMPI_CMA_SPLIT bytes to
- * such a peer goes the same way, over the schedule worker's small messages:
+ * (p2p_cma.c).  So a message of at least AMPI_CMA_SPLIT bytes to such a
+ * peer goes the same way, over the schedule worker's small messages:
  *
  *   sender                                   receiver
  *   CMA {pid, address, bytes}             -> matched with its receive
@@ -17,7 +14,11 @@
  *   the send completes on its write and      the receive completes on its read
  *   the DONE                                 and the FIN
  *
- * A receive shorter than the message reads and is written nothing and
+ * Ibcast's time with nothing to overlap (IMB-NBC t_pure, 2 processes, 2-vCPU
+ * machine) fell to 0.40-0.68x from 128 KiB, below Open MPI's at every size
+ * (BENCHMARKS.md, 2026-11-27, bde8c32).  An exchange both ways (Ialltoall,
+ * Iallreduce's steps) gains little: each core copied one message's worth
+ * before as well.  A receive shorter than the message reads and is written nothing and
  * fails with MPI_ERR_TRUNCATE (its CTS asks for no bytes: no FIN).  The
  * exchanges in flight sit in two tables under the message's name (the
  * sender's, waiting for CTS and DONE; the receiver's, waiting for FIN),
