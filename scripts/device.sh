@@ -140,7 +140,8 @@
 #                            ($OUT/compare-tables.md; compare/ in results.tgz).
 #                            COMPARE_AREAS (default "host-p2p device-p2p"),
 #                            BENCH_ROUNDS (default 9, the budget cuts it short),
-#                            BENCH_P2P_PROGS (default all three).  compare self:
+#                            COMPARE_P2P_PROGS (default all three; the other
+#                            actions of the call keep theirs).  compare self:
 #                            this build against itself under COMPARE_BASE_ENV
 #                            ("NAME=VALUE ...": which setting moves a figure).
 #                            E.g. (~30 s set-up + ~40 s the second build + the
@@ -833,6 +834,7 @@ compare_action() {
     echo "== compare: BENCH_BASE_PREFIX=$base_prefix BENCH_BASE_ENV=\"$base_env\" BENCH_BUDGET_S=$(($(left) - 30))" \
         "scripts/bench.sh --out $dir --areas \"${COMPARE_AREAS:-host-p2p device-p2p}\" ${bench_args[*]}"
     BENCH_BASE_PREFIX=$base_prefix BENCH_BASE_NAME=$base_name BENCH_BASE_ENV=$base_env \
+        BENCH_P2P_PROGS=${COMPARE_P2P_PROGS:-${BENCH_P2P_PROGS:-osu_latency osu_bw osu_bibw}} \
         BENCH_BUDGET_S=$(($(left) - 30)) BENCH_ROUNDS=${BENCH_ROUNDS:-9} AMPI_PREFIX=$prefix \
         bash scripts/bench.sh --out "$dir" --areas "${COMPARE_AREAS:-host-p2p device-p2p}" "${bench_args[@]}"
     status=$?
