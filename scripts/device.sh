@@ -347,9 +347,9 @@ current_action() {
     need_prefix || return 1
     echo "== current: BENCH_BUDGET_S=$(($(left) - 30)) scripts/bench.sh --out $dir ${bench_args[*]}"
     [ "$dry" = 1 ] && return 0
-    local areas=()
-    [ -n "${CURRENT_AREAS:-}" ] && areas=(--areas "$CURRENT_AREAS")
-    BENCH_BUDGET_S=$(($(left) - 30)) AMPI_PREFIX=$prefix bash scripts/bench.sh --out "$dir" "${areas[@]}" \
+    local area_args=()
+    [ -n "${CURRENT_AREAS:-}" ] && area_args=(--areas "$CURRENT_AREAS")
+    BENCH_BUDGET_S=$(($(left) - 30)) AMPI_PREFIX=$prefix bash scripts/bench.sh --out "$dir" "${area_args[@]}" \
         "${bench_args[@]}"
     status=$?
     copy_results "$dir" current
