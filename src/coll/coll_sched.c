@@ -44,18 +44,12 @@ static unsigned bucket(const wire_t *k)
     return (h ^ (h >> 13)) & (NBUCKETS - 1);
 }
 
-static bool same(const wire_t *a, const wire_t *b)
-{
-    return a->ctx == b->ctx && a->seq == b->seq && a->src == b->src && a->dst_world == b->dst_world &&
-           a->tag == b->tag;
-}
-
 /* Removes and returns the entry of key k whose kind is `posted`, or NULL. */
 static entry_t *take(const wire_t *k, bool posted)
 {
     for (entry_t **pp = &table[bucket(k)]; *pp; pp = &(*pp)->next) {
         entry_t *e = *pp;
-        if (same(&e->key, k) && (e->s != NULL) == posted) {
+        if (sched_wire_same(&e->key, k) && (e->s != NULL) == posted) {
             *pp = e->next;
             return e;
         }

@@ -43,16 +43,10 @@ typedef struct pend {
 
 static pend_t *sends, *fins;
 
-static bool same(const sched_wire_t *a, const sched_wire_t *b)
-{
-    return a->ctx == b->ctx && a->seq == b->seq && a->src == b->src && a->dst_world == b->dst_world &&
-           a->tag == b->tag;
-}
-
 static pend_t *find(pend_t **list, const sched_wire_t *k, bool remove)
 {
     for (pend_t **pp = list; *pp; pp = &(*pp)->next)
-        if (same(&(*pp)->key, k)) {
+        if (sched_wire_same(&(*pp)->key, k)) {
             pend_t *p = *pp;
             if (remove)
                 *pp = p->next;

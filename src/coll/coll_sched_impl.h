@@ -60,6 +60,13 @@ typedef struct sched_wire {
     uint64_t len;  /* CMA: the message's bytes; CTS: the bytes the sender writes */
 } sched_wire_t;
 
+/* Do a and b name the same exchange (kind and the rest aside)? */
+static inline bool sched_wire_same(const sched_wire_t *a, const sched_wire_t *b)
+{
+    return a->ctx == b->ctx && a->seq == b->seq && a->src == b->src && a->dst_world == b->dst_world &&
+           a->tag == b->tag;
+}
+
 /* One operation of s's step completed (with the lock held). */
 void sched_op_done(sched_t *s);
 
