@@ -85,11 +85,14 @@ static uint64_t now_ns(void)
 }
 
 /* A flush after small puts waits a few microseconds for the copy engine (a
- * peer copy and its synchronization take about 7 us on H100s): for that
- * long the event alone is watched, because a round of other progress
- * between two looks (two UCX workers, the rings, the hooks) makes the end
- * of the copy seen up to a round late.  Longer copies are then waited for
- * between rounds of progress, so that other ranks of the PE run. */
+ * peer copy of 8 B and its event take 6.7 us on 2 x H200: osu/gpu_floor,
+ * BENCHMARKS.md, 2026-11-27, 95dd1c9): for that long the event alone is
+ * watched, because a round of other progress between two looks (two UCX
+ * workers, the rings, the hooks) makes the end of the copy seen up to a
+ * round late.  osu_put_latency -d cuda D D went from 1.01-1.14x Open MPI's
+ * osc ucx at 1 B-8 KiB to 0.86-0.95x from 32 B (same date, a0b8308).
+ * Longer copies are then waited for between rounds of progress, so that
+ * other ranks of the PE run. */
 #define DRAIN_SPIN_NS 30000u
 
 void rma_dev_drain(rma_win_t *w, int t)
