@@ -114,6 +114,11 @@
 #                            UCX_TLS=^tcp, i.e. UCX's cuda_ipc back
 #                            beside our route; UCX_MEMTYPE_CACHE=n):
 #                            repetitions and FAIL lines per variant in status.txt
+#   memkind-base     ~300 s  the same hunt at earlier commits: each of MEMKIND_BASES (carried as
+#                            .whl/base-REV.tar.gz) built in the call (~25 s each) and
+#                            gpu_memkind (pool, user-pool, managed; 64 KiB, 1 MiB) run with
+#                            its ampicc at -np 2 +vp 8 for an equal share (at most
+#                            MEMKIND_BASE_S, 60 s); status.txt per commit
 #   privat-gpu       ~150 s  globals privatization with device code: Jacobi3D (CUDA
 #                            kernels) built with ampicc -privatize, its -D/-H/-cpu checks
 #                            at -np 1 +vp N and -np 2 +vp N; test/gpu's programs built
@@ -203,7 +208,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=650 [sweep-dd]=45
-    [sweep-hh]=40 [compare]=480 [gpu-bed]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [sweep-allreduce]=150 [floor]=15
+    [sweep-hh]=40 [compare]=480 [gpu-bed]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [memkind-base]=300 [sweep-allreduce]=150 [floor]=15
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -774,6 +779,54 @@ memkind_bisect_action() {
     return $status
 }
 
+# memkind_base_action: the +vp wrong data at earlier commits -- each of
+# MEMKIND_BASES (commits carried as .whl/base-REV.tar.gz, or in git) built in
+# the call, this tree's gpu_memkind built with its ampicc and run at -np 2
+# +vp 8 on pool, user-pool and managed buffers of 64 KiB and 1 MiB for an
+# equal share of the budget, at most MEMKIND_BASE_S seconds (default 60): status.txt says which commits deliver wrong data
+# and the FAIL lines say whose data arrived instead.
+memkind_base_action() {
+    local res=${out:-$work}/memkind-base status=0 bases=${MEMKIND_BASES:-} rev i=0 n=0 share rc ran fails log src
+    [ -n "$bases" ] || { echo "memkind-base: set MEMKIND_BASES (commits)" >&2; return 1; }
+    [ "$dry" = 1 ] && { echo "== memkind-base: gpu_memkind -np 2 +vp 8 at $bases"; return 0; }
+    mkdir -p "$res"
+    : >"$res/status.txt"
+    for rev in $bases; do n=$((n + 1)); done
+    for rev in $bases; do
+        i=$((i + 1))
+        src=$work/memkind-base-$rev log=$res/$rev.log
+        base_sources "$rev" "$src" >>"$res/build-$rev.log" 2>&1 || { echo "$rev: no sources" | tee -a "$res/status.txt"; status=1; continue; }
+        ln -sfn "$PWD/.deps" "$src/.deps"
+        [ -d .whl ] && ln -sfn "$PWD/.whl" "$src/.whl"
+        echo "== memkind-base: building $rev"
+        if ! (cd "$src" && ./setup.sh --no-demo) >>"$res/build-$rev.log" 2>&1 ||
+            ! AMPI_PREFIX=$src/.prefix AMPI_BUILD=$src/.build bash test/gpu/run.sh --build-only gpu_memkind \
+                >>"$res/build-$rev.log" 2>&1; then
+            echo "$rev: build failed" | tee -a "$res/status.txt"
+            tail -n 15 "$res/build-$rev.log"
+            status=1
+            continue
+        fi
+        share=$(( ($(left) - 20) / (n - i + 1) ))
+        [ "$share" -gt "${MEMKIND_BASE_S:-60}" ] && share=${MEMKIND_BASE_S:-60}
+        if [ "$share" -lt 30 ]; then
+            echo "$rev: not run, ${share}s of the budget left for it" | tee -a "$res/status.txt"
+            status=1
+            continue
+        fi
+        echo "== memkind-base: $rev, -np 2 +vp 8 for ${share}s"
+        MEMKIND_REPEAT=1000 MEMKIND_SECONDS=$((share - 20)) MEMKIND_KINDS=pool,userpool,managed \
+            MEMKIND_SIZES=65536,1048576 timeout $((share + 15)) "$src/.prefix/bin/ampirun" --timeout "$share" \
+            -np 2 +vp 8 "$src/.build/gpu/gpu_memkind" >"$log" 2>&1
+        rc=$?
+        ran=$(grep -c '^gpu_memkind: repetition .* done' "$log")
+        fails=$(grep -c '^FAIL' "$log")
+        echo "$rev: $ran repetitions, $fails FAIL line(s), exit $rc" | tee -a "$res/status.txt"
+        grep -m 4 '^FAIL' "$log" | tee -a "$res/status.txt"
+    done
+    return $status
+}
+
 # base_sources REV DIR: the sources of commit REV into DIR (emptied first):
 # from .whl/base-REV.tar.gz (scripts/device-prep.sh --base REV), else from
 # git where this tree has its history.
@@ -884,6 +937,7 @@ run_action() {
     osu74-rma) osu74_rma_action ;;
     memkind-stress) memkind_stress_action ;;
     memkind-bisect) memkind_bisect_action ;;
+    memkind-base) memkind_base_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
         "${SWEEP_VARIANTS:-default;AMPI_GPU_IPC_PUSH=0;AMPI_GPU_IPC_PUSH_MIN=65536;AMPI_GPU_IPC=0}" ;;
     sweep-hh) sweep_action sweep-hh H-H "${SWEEP_HH_MAX:-4194304}" \

@@ -28,7 +28,9 @@
  * prints a line after each repetition); MEMKIND_SECONDS=S starts no
  * repetition after S seconds (the last line says how many ran);
  * MEMKIND_KINDS=host,pinned,device,pool,userpool,managed,peer picks kinds;
- * MEMKIND_SIZES=0,65536,... picks sizes; GPU_TEST_MAX_BYTES caps them.
+ * MEMKIND_SIZES=0,65536,... picks sizes; GPU_TEST_MAX_BYTES caps them;
+ * MEMKIND_PROFILE=1 prints the seconds each size spent allocating, filling,
+ * in MPI, checking and freeing (the most any rank spent).
  */
 #include "gputest.h"
 
@@ -37,6 +39,11 @@
 #define SLOTS 32
 #define INFLIGHT_BYTES (32 * MiB)
 #define ALIGN 256
+
+#define MAX_SIZES 64
+/* Where a repetition's time goes (MEMKIND_PROFILE=1 prints it). */
+enum { PH_ALLOC, PH_FILL, PH_MPI, PH_CHECK, PH_FREE, PH_COUNT };
+static const char *const phase_name[PH_COUNT] = {"alloc", "fill", "mpi", "check", "free"};
 
 enum { K_HOST, K_PINNED, K_DEVICE, K_POOL, K_USERPOOL, K_MANAGED, K_PEER, K_COUNT };
 static const char *const kind_name[K_COUNT] = {"host", "pinned", "device", "pool",
@@ -53,7 +60,17 @@ typedef struct {
     cudaMemPool_t pool;            /* a pool of our own */
     unsigned char *stage;          /* pinned, for device <-> host copies */
     size_t stage_cap;
+    int size_index;                /* of the size being exchanged */
+    double spent[MAX_SIZES][PH_COUNT]; /* seconds per size and phase */
 } ctx_t;
+
+/* Adds the seconds since t to the current size's phase; returns now. */
+static double lap(ctx_t *c, int phase, double t)
+{
+    double now = MPI_Wtime();
+    c->spent[c->size_index][phase] += now - t;
+    return now;
+}
 
 typedef struct {
     unsigned char *p;
@@ -129,18 +146,33 @@ static void managed_place(ctx_t *c, mem_t m)
     GT_CUDA(cudaStreamSynchronize(c->stream));
 }
 
-/* Copy n bytes of host memory into m at off (all of them written before the
- * buffer goes to MPI). */
-static void mem_put(mem_t m, size_t off, const void *src, size_t n)
+static uint64_t seed_of(int src, int dst, size_t n, int slot) { return gt_seed((uint64_t)src, (uint64_t)dst, n, (uint64_t)slot); }
+
+/* The pinned staging buffer, at least n bytes. */
+static unsigned char *stage_of(ctx_t *c, size_t n)
+{
+    if (n > c->stage_cap) {
+        GT_CUDA(cudaFreeHost(c->stage));
+        GT_CUDA(cudaMallocHost((void **)&c->stage, n));
+        c->stage_cap = n;
+    }
+    return c->stage;
+}
+
+/* The send data of every slot, written whole before the buffer goes to
+ * MPI: device kinds get one copy of an image built in pinned memory (a
+ * copy from pinned memory is complete when cudaMemcpy returns, so no
+ * device-wide synchronization waits on other ranks' work), host kinds are
+ * written in place. */
+static void fill_send(ctx_t *c, mem_t m, size_t n, size_t stride, int slots, int dst)
 {
     if (n == 0)
         return;
-    if (is_dev_kind(m.kind)) {
-        GT_CUDA(cudaMemcpy(m.p + off, src, n, cudaMemcpyHostToDevice));
-        GT_CUDA(cudaDeviceSynchronize());
-    } else {
-        memcpy(m.p + off, src, n);
-    }
+    unsigned char *img = is_dev_kind(m.kind) ? stage_of(c, stride * (size_t)slots) : m.p;
+    for (int k = 0; k < slots; k++)
+        gt_pattern(img + stride * (size_t)k, n, seed_of(c->rank, dst, n, k));
+    if (is_dev_kind(m.kind))
+        GT_CUDA(cudaMemcpy(m.p, img, stride * (size_t)slots, cudaMemcpyHostToDevice));
 }
 
 static void mem_set(ctx_t *c, mem_t m, int byte, size_t n)
@@ -149,7 +181,7 @@ static void mem_set(ctx_t *c, mem_t m, int byte, size_t n)
         if (m.kind == K_PEER) /* cudaMemset works on the current device's memory */
             GT_CUDA(cudaSetDevice(c->peer_dev));
         GT_CUDA(cudaMemset(m.p, byte, n));
-        GT_CUDA(cudaDeviceSynchronize());
+        GT_CUDA(cudaStreamSynchronize(0)); /* the memset's stream, not every rank's work */
         if (m.kind == K_PEER)
             GT_CUDA(cudaSetDevice(c->dev));
     } else {
@@ -162,19 +194,14 @@ static const unsigned char *mem_view(ctx_t *c, mem_t m, size_t n)
 {
     if (!is_dev_kind(m.kind))
         return m.p;
-    if (n > c->stage_cap) {
-        GT_CUDA(cudaFreeHost(c->stage));
-        GT_CUDA(cudaMallocHost((void **)&c->stage, n));
-        c->stage_cap = n;
-    }
+    unsigned char *stage = stage_of(c, n);
     if (n)
-        GT_CUDA(cudaMemcpy(c->stage, m.p, n, cudaMemcpyDeviceToHost));
-    return c->stage;
+        GT_CUDA(cudaMemcpy(stage, m.p, n, cudaMemcpyDeviceToHost));
+    return stage;
 }
 
 static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
 
-static uint64_t seed_of(int src, int dst, size_t n, int slot) { return gt_seed((uint64_t)src, (uint64_t)dst, n, (uint64_t)slot); }
 
 /* Whose data is at byte `off` of a wrong message: another slot's or
  * another source's pattern of the same size, or the poison. */
@@ -232,7 +259,7 @@ static int check_slot(ctx_t *c, const char *what, const unsigned char *area, siz
 }
 
 /* One (send kind, receive kind, size, shift) exchange. */
-static int exchange(ctx_t *c, int sk, int rk, size_t n, int shift, unsigned char *pattern)
+static int exchange(ctx_t *c, int sk, int rk, size_t n, int shift)
 {
     int dst = (c->rank + shift) % c->size, src = (c->rank - shift + c->size) % c->size;
     int slots = n ? (int)(INFLIGHT_BYTES / n) : SLOTS;
@@ -241,16 +268,16 @@ static int exchange(ctx_t *c, int sk, int rk, size_t n, int shift, unsigned char
     if (slots < 1)
         slots = 1;
     size_t sstride = round_up(n ? n : 1), rstride = round_up(n + 2 * GT_GUARD);
+    double t = MPI_Wtime();
     mem_t s = mem_alloc(c, sstride * (size_t)slots, sk);
     mem_t r = mem_alloc(c, rstride * (size_t)slots, rk);
+    t = lap(c, PH_ALLOC, t);
     /* send data: the pattern of (us, dst, n, slot) in each slot */
-    for (int k = 0; k < slots; k++) {
-        gt_pattern(pattern, n, seed_of(c->rank, dst, n, k));
-        mem_put(s, sstride * (size_t)k, pattern, n);
-    }
+    fill_send(c, s, n, sstride, slots, dst);
     mem_set(c, r, GT_POISON, rstride * (size_t)slots);
     managed_place(c, s);
     managed_place(c, r);
+    t = lap(c, PH_FILL, t);
 
     char what[160];
     snprintf(what, sizeof what, "rep %d, %s -> %s, %zu B, shift %d (rank %d -> %d)", c->rep, kind_name[sk],
@@ -271,12 +298,37 @@ static int exchange(ctx_t *c, int sk, int rk, size_t n, int shift, unsigned char
         if (k < slots)
             errs += gt_check_status(c->rank, what, &st, MPI_BYTE, src, tag0 + k, (int)n);
     }
+    t = lap(c, PH_MPI, t);
     const unsigned char *view = mem_view(c, r, rstride * (size_t)slots);
     for (int k = 0; k < slots; k++)
         errs += check_slot(c, what, view + rstride * (size_t)k, n, src, k);
+    t = lap(c, PH_CHECK, t);
     mem_free(c, &s);
     mem_free(c, &r);
+    lap(c, PH_FREE, t);
     return errs;
+}
+
+/* Seconds per size and phase, the most any rank spent, summed over the
+ * repetitions: where a stress run's time goes. */
+static void print_profile(ctx_t *c, const size_t *sizes, int nsizes)
+{
+    double most[MAX_SIZES][PH_COUNT];
+    MPI_Reduce(&c->spent[0][0], &most[0][0], MAX_SIZES * PH_COUNT, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (c->rank != 0)
+        return;
+    double total[PH_COUNT] = {0};
+    for (int i = 0; i < nsizes; i++) {
+        char line[256];
+        int len = snprintf(line, sizeof line, "gpu_memkind: profile %9zu B:", sizes[i]);
+        for (int p = 0; p < PH_COUNT; p++) {
+            len += snprintf(line + len, sizeof line - (size_t)len, " %s %.3f s", phase_name[p], most[i][p]);
+            total[p] += most[i][p];
+        }
+        gt_note("%s", line);
+    }
+    gt_note("gpu_memkind: profile all sizes: alloc %.3f s fill %.3f s mpi %.3f s check %.3f s free %.3f s",
+            total[PH_ALLOC], total[PH_FILL], total[PH_MPI], total[PH_CHECK], total[PH_FREE]);
 }
 
 static int parse_list(const char *env, const char *const names[], int count, int *on)
@@ -320,7 +372,7 @@ int main(int argc, char **argv)
     parse_list("MEMKIND_KINDS", kind_name, K_COUNT, on);
     if (c.peer_dev < 0)
         on[K_PEER] = 0;
-    size_t sizes[64];
+    size_t sizes[MAX_SIZES];
     int nsizes = 0;
     int local = 1;
     const char *ls = getenv("AMPI_LOCAL_SIZE");
@@ -333,7 +385,7 @@ int main(int argc, char **argv)
     size_t max = gt_max_bytes(per_proc > 2 ? 4 * MiB + 3 : 64 * MiB);
     const char *sv = getenv("MEMKIND_SIZES");
     if (sv && *sv) {
-        for (char *end; *sv && nsizes < 64; sv = *end ? end + 1 : end) {
+        for (char *end; *sv && nsizes < MAX_SIZES; sv = *end ? end + 1 : end) {
             unsigned long long x = strtoull(sv, &end, 0);
             if (end == sv)
                 break;
@@ -353,10 +405,6 @@ int main(int argc, char **argv)
     if (size == 1)
         shifts[0] = 0; /* a rank with itself */
 
-    size_t biggest = 0;
-    for (int i = 0; i < nsizes; i++)
-        biggest = sizes[i] > biggest ? sizes[i] : biggest;
-    unsigned char *pattern = gt_malloc(biggest ? biggest : 1);
     c.stage_cap = 0;
     c.stage = NULL;
     GT_CUDA(cudaMallocHost((void **)&c.stage, 1));
@@ -380,7 +428,8 @@ int main(int argc, char **argv)
                     if (!on[sk] || !on[rk])
                         continue;
                     for (int h = 0; h < nshifts; h++) {
-                        errs += exchange(&c, sk, rk, sizes[i], shifts[h], pattern);
+                        c.size_index = i;
+                        errs += exchange(&c, sk, rk, sizes[i], shifts[h]);
                         cases++;
                     }
                 }
@@ -398,7 +447,8 @@ int main(int argc, char **argv)
     if (rank == 0)
         gt_note("gpu_memkind: %ld exchanges of %d messages at most per rank, %d of %d repetition(s)%s, %d GPU(s)",
                 cases, SLOTS, done, repeat, done < repeat ? " (MEMKIND_SECONDS spent)" : "", ndev);
-    free(pattern);
+    if (getenv("MEMKIND_PROFILE"))
+        print_profile(&c, sizes, nsizes);
     GT_CUDA(cudaFreeHost(c.stage));
     GT_CUDA(cudaStreamSynchronize(c.stream));
     GT_CUDA(cudaStreamDestroy(c.stream));
