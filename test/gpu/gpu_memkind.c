@@ -484,7 +484,7 @@ int main(int argc, char **argv)
                 }
         done++;
         int all = errs;
-        if (repeat > 1) { /* progress of a stress run, which may be cut short from outside */
+        if (rv) { /* progress of a stress run (MEMKIND_REPEAT given), which may be cut short from outside */
             MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
             if (rank == 0)
                 gt_note("gpu_memkind: repetition %d of %d done after %.1f s, %d failure(s) so far", done, repeat,
