@@ -7,7 +7,10 @@
  *     spinning on a host flag written by cuStreamWriteValue32 after the copy;
  *   - the CPU cost of issuing cuMemcpyAsync + cuEventRecord alone;
  *   - for 8 B and 64 KiB, a copy between pinned host memory and GPU0, each way
- *     (what a small device collective reduced on host copies pays twice).
+ *     (what a small device collective reduced on host copies pays twice);
+ *   - for 4 MiB and 32 MiB, windows of 64 peer copies GPU0 -> GPU1 issued back
+ *     to back on one stream and waited for together, as osu_bw's window of 64
+ *     sends: the streamed copy rate (MB/s, 10^6 bytes) a device osu_bw can reach.
  * Build: cc -O2 -I$CUDA_HOME/include osu/gpu_floor.c -L$CUDA_HOME/lib64 -lcuda -o gpu_floor
  * (links libcuda: a benchmark, not part of the library). */
 #define _POSIX_C_SOURCE 200809L
@@ -78,6 +81,31 @@ static double one_copy(side_t *by, CUdeviceptr dst, CUdeviceptr src, size_t n, w
     return now_us() - t0;
 }
 
+/* Windows of 64 back-to-back peer copies GPU0 -> GPU1 on GPU0's stream, each
+ * window waited for by one event: the median and best window's rate. */
+static void streamed(side_t *s)
+{
+    enum { WINDOW = 64, WINDOWS = 20, WARM = 3 };
+    size_t sizes[] = { 4 << 20, 32 << 20 };
+    double rate[WINDOWS];
+    printf("# streamed peer copies GPU0 -> GPU1, windows of %d, MB/s (10^6 bytes)\n", WINDOW);
+    CK(cuCtxSetCurrent(s[0].ctx));
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        for (int w = 0; w < WARM + WINDOWS; w++) {
+            double t0 = now_us();
+            for (int k = 0; k < WINDOW; k++)
+                CK(cuMemcpyAsync(s[1].buf, s[0].buf, sizes[si], s[0].stream));
+            CK(cuEventRecord(s[0].event, s[0].stream));
+            CK(cuEventSynchronize(s[0].event));
+            double us = now_us() - t0;
+            if (w >= WARM)
+                rate[w - WARM] = (double)sizes[si] * WINDOW / us; /* bytes per us = MB/s */
+        }
+        qsort(rate, WINDOWS, sizeof rate[0], cmp_double);
+        printf("%-10zu 0->1  streamed median %10.0f best %10.0f\n", sizes[si], rate[WINDOWS / 2], rate[WINDOWS - 1]);
+    }
+}
+
 int main(void)
 {
     CK(cuInit(0));
@@ -88,7 +116,7 @@ int main(void)
         return 77;
     }
     side_t s[2];
-    size_t maxn = 4 << 20;
+    size_t maxn = 32 << 20;
     for (int i = 0; i < 2; i++) {
         CUdevice d;
         CK(cuDeviceGet(&d, i));
@@ -157,6 +185,7 @@ int main(void)
                        wait_name[w], t[ITERS / 2], t[0]);
             }
     CK(cuMemFreeHost(pinned));
+    streamed(s);
     /* CPU cost of issuing a copy and an event record (no wait), per context */
     for (int i = 0; i < 2; i++) {
         CK(cuCtxSetCurrent(s[i].ctx));
