@@ -153,6 +153,8 @@ int ucx_async_poll(void)
     return n;
 }
 
+void ucx_async_busy(int n) { atomic_store_explicit(&A.w.busy, n, memory_order_relaxed); }
+
 void ucx_async_thread_start(void)
 {
     if (A.up)

@@ -83,6 +83,16 @@ static void *side_thread(void *arg)
     long long_nap = NAP_NS; /* stamped: the nap while the ranks' thread keeps polling */
     while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
         unsigned now = atomic_load_explicit(&s->pe_polls, memory_order_relaxed);
+        if (s->stamped && atomic_load_explicit(&s->busy, memory_order_relaxed) == 0) {
+            seen = now;
+            if (!s->lock || pthread_mutex_trylock(s->lock) == 0) {
+                ucp_worker_progress(s->worker);
+                if (s->lock)
+                    pthread_mutex_unlock(s->lock);
+            }
+            back_off(&long_nap);
+            continue;
+        }
         if (now != seen) {
             seen = now;
             idle = 0;
