@@ -30,10 +30,10 @@
  * 11.5-12.5 -> 9.0-9.9 us, 1 MiB 116-122 -> 115-119 us, with the progress
  * thread backing off as ucx_side.h says).  A receive shorter than the
  * message reads and is written nothing and fails with MPI_ERR_TRUNCATE (a
- * split one's CTS asks for no bytes: no FIN).  The
- * exchanges in flight sit in two tables under the message's name (the
- * sender's, waiting for CTS and DONE; the receiver's, waiting for FIN),
- * guarded like everything of the schedules by the worker's lock. */
+ * split one's CTS asks for no bytes: no FIN).  The exchanges in flight sit
+ * in two tables under the message's name (the sender's, waiting for CTS and
+ * DONE; the receiver's, waiting for FIN), guarded like everything of the
+ * schedules by the worker's lock. */
 #include "coll/coll_sched_impl.h"
 
 #include <stdlib.h>

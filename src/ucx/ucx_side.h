@@ -23,8 +23,8 @@
  * the worker's lock, naps twice as long as the last, up to 1 ms; one that
  * finds it elsewhere polls at once and naps 50 us again.  While no work
  * is under way (busy 0) a look progresses the worker once, for the sends
- * of finished work, and backs off likewise.  The same loop
- * then took 11.5-12.5 us, and 116-122 us at 1 MiB against 140-176. */
+ * of finished work, and backs off likewise.  The same loop then took
+ * 11.5-12.5 us, and 116-122 us at 1 MiB against 140-176. */
 #ifndef AMPI_UCX_SIDE_H
 #define AMPI_UCX_SIDE_H
 
