@@ -218,6 +218,7 @@ static int hook(void)
         p2p_req_part_done(s->q);
         free(s);
         active--;
+        ucx_async_busy(active);
     }
     return n;
 }
@@ -273,6 +274,7 @@ void sched_start(sched_t *s)
         ucx_async_thread_start();
     }
     active++;
+    ucx_async_busy(active);
     ucx_async_lock();
     run(s);
     ucx_async_unlock();

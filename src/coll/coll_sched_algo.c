@@ -252,6 +252,7 @@ int coll_sched_ialltoall(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int sc
     s->bytes = in_place ? s->rbytes : sall / (size_t)n;
     if (in_place)
         s->scratch = coll_malloc(rall ? rall : 1);
+    s->whole = true;
     sched_start(s);
     return MPI_SUCCESS;
 }

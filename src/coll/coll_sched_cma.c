@@ -1,4 +1,5 @@
-/* Schedule messages by cross-memory attach, each side copying half.
+/* Schedule messages by cross-memory attach, each side copying half or the
+ * receiver all.
  *
  * Between processes of one node, UCX moves a schedule's large message by
  * its rendezvous: the receiver reads it all with one core, where the
@@ -16,13 +17,23 @@
  *
  * Ibcast's time with nothing to overlap (IMB-NBC t_pure, 2 processes, 2-vCPU
  * machine) fell to 0.40-0.68x from 128 KiB, below Open MPI's at every size
- * (BENCHMARKS.md, 2026-11-27, bde8c32).  An exchange both ways (Ialltoall,
- * Iallreduce's steps) gains little: each core copied one message's worth
- * before as well.  A receive shorter than the message reads and is written nothing and
- * fails with MPI_ERR_TRUNCATE (its CTS asks for no bytes: no FIN).  The
- * exchanges in flight sit in two tables under the message's name (the
- * sender's, waiting for CTS and DONE; the receiver's, waiting for FIN),
- * guarded like everything of the schedules by the worker's lock. */
+ * (BENCHMARKS.md, 2026-11-27, bde8c32).  An exchange both ways gains
+ * nothing: each core copies one message's worth either way, and the split
+ * costs a second system call and the CTS/FIN round trip.  So a schedule
+ * whose every process sends what it receives (s->whole: Ialltoall) marks
+ * its CMA messages whole, and their receivers read all of them:
+ *
+ *   CMA {pid, address, bytes, whole}      -> matched: reads it all
+ *   the send completes on the DONE        <- DONE; the receive completes
+ *
+ * (MPI_Ialltoall + MPI_Wait in a loop, 2 processes, 3 rounds: 64 KiB
+ * 11.5-12.5 -> 9.0-9.9 us, 1 MiB 116-122 -> 115-119 us, with the progress
+ * thread backing off as ucx_side.h says).  A receive shorter than the
+ * message reads and is written nothing and fails with MPI_ERR_TRUNCATE (a
+ * split one's CTS asks for no bytes: no FIN).  The exchanges in flight sit
+ * in two tables under the message's name (the sender's, waiting for CTS and
+ * DONE; the receiver's, waiting for FIN), guarded like everything of the
+ * schedules by the worker's lock. */
 #include "coll/coll_sched_impl.h"
 
 #include <stdlib.h>
@@ -88,8 +99,10 @@ bool sched_cma_send(sched_t *s, int proc, const sched_wire_t *key, const void *b
     if (min == 0 || len < min || !p2p_cma_peer(proc))
         return false;
     s->pending++;
-    pend_new(&sends, key, s, (void *)buf, 0, 2);
-    control(key->dst_world, key, SCHED_CMA, (int32_t)getpid(), (uint64_t)(uintptr_t)buf, len);
+    pend_new(&sends, key, s, (void *)buf, 0, s->whole ? 1 : 2);
+    sched_wire_t h = *key;
+    h.whole = s->whole;
+    control(key->dst_world, &h, SCHED_CMA, (int32_t)getpid(), (uint64_t)(uintptr_t)buf, len);
     return true;
 }
 
@@ -102,7 +115,10 @@ void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
             s->err = MPI_ERR_TRUNCATE;
         n = half = 0;
     }
-    control(sender, h, SCHED_CTS, (int32_t)getpid(), (uint64_t)(uintptr_t)buf, half);
+    if (h->whole)
+        half = 0; /* the sender writes nothing and waits for no CTS */
+    else
+        control(sender, h, SCHED_CTS, (int32_t)getpid(), (uint64_t)(uintptr_t)buf, half);
     if (half) {
         s->pending++;
         pend_new(&fins, h, s, buf, half, 0);

@@ -35,6 +35,7 @@ struct sched {
     void *acc, *other; /* allreduce: accumulator and partner's data */
     int pof2, rem, newrank, mask, red_peer;
     bool unfolded;
+    bool whole; /* every process sends what it receives: CMA receivers read whole messages */
 
     /* a user buffer behind a host copy (device memory, a type with gaps):
      * stage (freed at completion) goes back into it when ubytes != 0 */
@@ -55,7 +56,7 @@ typedef struct sched_wire {
     int32_t src, dst_world, tag;
     uint32_t kind;
     int32_t pid;   /* CMA, CTS: the process whose memory addr is */
-    uint32_t pad;
+    uint32_t whole; /* CMA: the receiver reads it all (no CTS, no FIN) */
     uint64_t addr; /* CMA: the sender's buffer; CTS: the receiver's */
     uint64_t len;  /* CMA: the message's bytes; CTS: the bytes the sender writes */
 } sched_wire_t;
@@ -72,10 +73,10 @@ void sched_op_done(sched_t *s);
 
 /* Messages between processes that may read each other's memory, of at
  * least AMPI_CMA_SPLIT bytes, go by cross-memory attach, each side copying
- * half (coll_sched_cma.c): sched_cma_send returns false when the message
- * does not qualify (it then goes through UCX); sched_cma_deliver gives a
- * receive its SCHED_CMA message h; sched_cma_control takes CTS, DONE and
- * FIN messages. */
+ * half, or the receiver all of it when s->whole (coll_sched_cma.c):
+ * sched_cma_send returns false when the message does not qualify (it then
+ * goes through UCX); sched_cma_deliver gives a receive its SCHED_CMA
+ * message h; sched_cma_control takes CTS, DONE and FIN messages. */
 bool sched_cma_send(sched_t *s, int proc, const sched_wire_t *key, const void *buf, size_t len);
 void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len);
 void sched_cma_control(const sched_wire_t *h);

@@ -50,6 +50,7 @@ void ucx_async_init(int proc, int nprocs, ucx_async_handler_fn handler)
     /* fatal, not a quiet fallback: every process must take the same path */
     if (st != UCS_OK)
         util_fatal(ASYNC_WHAT " UCX context: %s (AMPI_NBC_PROGRESS=0 does without it)", ucs_status_string(st));
+    A.w.stamped = true; /* its polls happen only while schedules are active */
     ucp_address_t *addr;
     size_t alen;
     st = ucp_worker_get_address(A.w.worker, &addr, &alen);
@@ -151,6 +152,8 @@ int ucx_async_poll(void)
     pthread_mutex_unlock(&lk);
     return n;
 }
+
+void ucx_async_busy(int n) { atomic_store_explicit(&A.w.busy, n, memory_order_relaxed); }
 
 void ucx_async_thread_start(void)
 {

@@ -44,6 +44,9 @@ void ucx_async_drop(void *desc);
 
 /* The ranks' thread: progress once if nobody else is (takes the lock). */
 int ucx_async_poll(void);
+/* The ranks' thread: how many schedules of this process are under way;
+ * while none is, the progress thread only flushes now and then. */
+void ucx_async_busy(int n);
 /* Starts the progress thread (once; nothing when AMPI_NBC_PROGRESS=0). */
 void ucx_async_thread_start(void);
 /* At process exit, after every rank has finalized. */

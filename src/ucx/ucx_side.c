@@ -57,25 +57,64 @@ ucp_ep_h ucx_side_connect(ucx_side_t *s, int proc, const void *addr, const char 
     return ep;
 }
 
+enum { NAP_NS = 50000, NAP_MAX_NS = 1000000, POLLING_NS = 20000 };
+
+/* Whether the ranks' thread polled within the last POLLING_NS: it was in a
+ * wait loop when this thread took the core from it. */
+static bool polling_now(ucx_side_t *s)
+{
+    uint64_t t = atomic_load_explicit(&s->pe_stamp, memory_order_relaxed);
+    return ucx_side_now() - t < POLLING_NS;
+}
+
+/* Nap *n ns, and twice as long (up to NAP_MAX_NS) next time. */
+static void back_off(long *n)
+{
+    struct timespec t = { 0, *n };
+    nanosleep(&t, NULL);
+    *n = *n * 2 < NAP_MAX_NS ? *n * 2 : NAP_MAX_NS;
+}
+
 static void *side_thread(void *arg)
 {
     ucx_side_t *s = arg;
     unsigned idle = 0, seen = atomic_load(&s->pe_polls);
-    struct timespec nap = { 0, 50000 };
+    struct timespec nap = { 0, NAP_NS };
+    long long_nap = NAP_NS; /* stamped: the nap while the ranks' thread keeps polling */
     while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
         unsigned now = atomic_load_explicit(&s->pe_polls, memory_order_relaxed);
+        if (s->stamped && atomic_load_explicit(&s->busy, memory_order_relaxed) == 0) {
+            seen = now;
+            if (!s->lock || pthread_mutex_trylock(s->lock) == 0) {
+                ucp_worker_progress(s->worker);
+                if (s->lock)
+                    pthread_mutex_unlock(s->lock);
+            }
+            back_off(&long_nap);
+            continue;
+        }
         if (now != seen) {
             seen = now;
             idle = 0;
-            nanosleep(&nap, NULL);
-            continue;
+            if (!s->stamped) {
+                nanosleep(&nap, NULL);
+                continue;
+            }
+            if (polling_now(s)) {
+                back_off(&long_nap);
+                continue;
+            }
         }
         if (s->lock && pthread_mutex_trylock(s->lock) != 0) {
             /* the ranks' thread is progressing: waiting for it on this core
              * would only take the core from it */
-            nanosleep(&nap, NULL);
+            if (s->stamped)
+                back_off(&long_nap);
+            else
+                nanosleep(&nap, NULL);
             continue;
         }
+        long_nap = NAP_NS; /* the ranks' thread is elsewhere: this thread polls for it */
         unsigned n = ucp_worker_progress(s->worker);
         ucs_status_t armed = UCS_ERR_BUSY;
         if (!n && ++idle >= 64 && s->efd >= 0)
