@@ -80,6 +80,10 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
     [CORE_SET_NBC_PROGRESS_MIN] = { "AMPI_NBC_PROGRESS_MIN", CORE_TYPE_SIZE, "128K", 0, GIB(1), NULL,
                                     "those collectives move at least this many bytes per rank to progress so",
                                     "README.md" },
+    [CORE_SET_PROGRESS_CPU] = { "AMPI_PROGRESS_CPU", CORE_TYPE_INT, "-1", -1, 1023, NULL,
+                                "CPU of the process's progress threads (-1: the process's own); ampirun sets it "
+                                "where there are two CPUs per process",
+                                "README.md" },
     [CORE_SET_PRIVATIZE] = { "AMPI_PRIVATIZE", CORE_TYPE_BOOL, "on", 0, 0, NULL,
                              "programs built with ampicc -privatize load a copy per rank (off: per process)",
                              "README.md" },

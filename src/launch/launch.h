@@ -99,6 +99,7 @@ typedef struct launch_proc {
     launch_linebuf_t out_buf, err_buf;
     bool reaped;
     int bind_cpu;              /* CPU the process is pinned to, -1 none */
+    int progress_cpu;          /* CPU for its progress threads, -1 none */
     int first_rank, nranks;    /* its MPI ranks, as it reported them (0: none) */
     int signal_rank, signal;   /* the rank that got a fatal signal (signal 0: none) */
 } launch_proc_t;

@@ -402,13 +402,16 @@ static int first_sibling(int c)
  * while a core is free (a spinning neighbour on the same core slows the
  * other's copies -- Open MPI's --bind-to core does the same).  Processes
  * get one each when there are enough (an oversubscribed job is better left
- * to the kernel). */
+ * to the kernel).  Where there are twice as many, each process's progress
+ * threads (nonblocking collectives, one-sided) get one more of their own,
+ * so that they advance transfers while the ranks compute instead of taking
+ * turns with them on one core. */
 static void choose_cpus(job_t *job)
 {
     cpu_set_t allowed;
     int cpus[CPU_SETSIZE], n = 0;
     for (int r = 0; r < job->nprocs; r++)
-        job->procs[r].bind_cpu = -1;
+        job->procs[r].bind_cpu = job->procs[r].progress_cpu = -1;
     if (job->opt->bind_none || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         return;
     for (int pass = 0; pass < 2; pass++)
@@ -422,8 +425,11 @@ static void choose_cpus(job_t *job)
         }
     if (n < job->nprocs)
         return;
-    for (int r = 0; r < job->nprocs; r++)
+    for (int r = 0; r < job->nprocs; r++) {
         job->procs[r].bind_cpu = cpus[r];
+        if (n >= 2 * job->nprocs)
+            job->procs[r].progress_cpu = cpus[job->nprocs + r];
+    }
 }
 
 static void spawn_all(job_t *job, char *const *base_env, const char *path, int devnull)
@@ -432,6 +438,14 @@ static void spawn_all(job_t *job, char *const *base_env, const char *path, int d
     for (int r = 0; r < job->nprocs && !job->ending; r++) {
         launch_proc_t *p = &job->procs[r];
         char **env = launch_env_copy(base_env);
+        char cpu[16];
+        snprintf(cpu, sizeof cpu, "%d", p->progress_cpu);
+        /* a value the user set (-1: no CPU of their own) is kept */
+        if (env != NULL && p->progress_cpu >= 0 && launch_env_get(env, "AMPI_PROGRESS_CPU") == NULL &&
+            launch_env_set(&env, "AMPI_PROGRESS_CPU", cpu) != 0) {
+            launch_env_free(env);
+            env = NULL;
+        }
         if (env == NULL || launch_pmix_prepare_client(r, &env) != 0) {
             launch_env_free(env);
             fail(job, 1, NULL);

@@ -1,9 +1,12 @@
 /* The side workers of ucx_side.h. */
+#define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET */
+#include <sched.h>
 #include "ucx/ucx_side.h"
 
 #include <poll.h>
 #include <stdlib.h>
 #include <time.h>
+#include "core/core_settings.h"
 #include "ucx/ucx.h"
 #include "util/util_log.h"
 
@@ -141,8 +144,19 @@ void ucx_side_thread_start(ucx_side_t *s, pthread_mutex_t *lock)
         return;
     s->lock = lock;
     atomic_store(&s->stop, false);
-    if (pthread_create(&s->thread, NULL, side_thread, s) == 0)
-        s->thread_on = true;
+    if (pthread_create(&s->thread, NULL, side_thread, s) != 0)
+        return;
+    s->thread_on = true;
+    /* a CPU of its own where the launcher gave one: it then advances
+     * transfers while the ranks compute rather than taking turns with them */
+    long long cpu = -1;
+    if (core_setting_int(CORE_SET_PROGRESS_CPU, &cpu) && cpu >= 0 && cpu < CPU_SETSIZE) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET((int)cpu, &set);
+        if (pthread_setaffinity_np(s->thread, sizeof set, &set) != 0)
+            util_debug("progress thread: CPU %lld refused", cpu);
+    }
 }
 
 static void wait_request(ucx_side_t *s, void *r)

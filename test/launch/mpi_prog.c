@@ -8,8 +8,14 @@
  *   mpi_prog quiet             hello without the per-rank lines; after the
  *                              barrier each process prints "peak P kB" (its
  *                              VmHWM) once
+ *   mpi_prog progress_cpu      an Ibcast of 1 MiB (which starts the process's
+ *                              progress thread), then each process prints
+ *                              "process on cpus L: N threads on cpus C" -- L its
+ *                              main thread's allowed CPUs, C AMPI_PROGRESS_CPU,
+ *                              N how many of its other threads may run on C only
  *
  * Every rank (but in quiet mode) prints "rank R pid P" after MPI_Init. */
+#include <dirent.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -47,6 +53,54 @@ __attribute__((noinline, no_sanitize("undefined"))) static void die_in_rank(cons
         MPI_Abort(MPI_COMM_WORLD, 7);
 }
 
+/* The Cpus_allowed_list of /proc/self/task/TID/status (TID 0: the process). */
+static void allowed_cpus(long tid, char *out, size_t len)
+{
+    char path[64], line[256];
+    if (tid)
+        snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+    else
+        snprintf(path, sizeof path, "/proc/self/status");
+    snprintf(out, len, "?");
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+            char *v = line + 18;
+            v += strspn(v, " \t");
+            v[strcspn(v, "\n")] = '\0';
+            snprintf(out, len, "%s", v);
+        }
+    if (f)
+        fclose(f);
+}
+
+static void report_progress_cpu(void)
+{
+    static char buf[1 << 20];
+    MPI_Request req;
+    MPI_Ibcast(buf, (int)sizeof buf, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    static bool printed; /* once per process */
+    if (printed)
+        return;
+    printed = true;
+    const char *want = getenv("AMPI_PROGRESS_CPU");
+    char mine[128], theirs[128];
+    allowed_cpus((long)getpid(), mine, sizeof mine);
+    int n = 0;
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        long tid = strtol(e->d_name, NULL, 10);
+        if (tid <= 0 || tid == (long)getpid())
+            continue;
+        allowed_cpus(tid, theirs, sizeof theirs);
+        n += want != NULL && strcmp(theirs, want) == 0;
+    }
+    if (d)
+        closedir(d);
+    printf("process on cpus %s: %d threads on cpus %s\n", mine, n, want ? want : "unset");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -63,7 +117,7 @@ int main(int argc, char **argv)
         /* a receive, not sleep(): the other ranks of the process run on */
         int x;
         MPI_Recv(&x, 1, MPI_INT, rank, 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (strcmp(mode, "hello") != 0 && !quiet) {
+    } else if (strcmp(mode, "hello") != 0 && strcmp(mode, "progress_cpu") != 0 && !quiet) {
         int victim = argc > 2 ? atoi(argv[2]) : 0;
         if (rank == victim)
             die_in_rank(mode, rank);
@@ -71,6 +125,8 @@ int main(int argc, char **argv)
         int x;
         MPI_Recv(&x, 1, MPI_INT, victim, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+    if (strcmp(mode, "progress_cpu") == 0)
+        report_progress_cpu();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("hello %d ranks\n", size);

@@ -243,6 +243,60 @@ vp_scale() {
     pass launch/vp_scale
 }
 
+
+# The CPUs this shell may use, as a list of numbers.
+allowed_list() {
+    local spec part lo hi
+    spec=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+    for part in ${spec//,/ }; do
+        lo=${part%-*} hi=${part#*-}
+        seq "$lo" "$hi"
+    done
+}
+
+# ampirun gives each process a CPU for its progress threads where there are
+# two CPUs per process (AMPI_PROGRESS_CPU, not the process's own), none where
+# there are fewer, and keeps a value the user set; the library then runs its
+# progress thread on that CPU.
+progress_cpu_case() {
+    local cpus n last line
+    # shellcheck disable=SC2207
+    cpus=($(allowed_list))
+    n=${#cpus[@]}
+    last=${cpus[$((n - 1))]}
+    if [ "$n" -lt 2 ]; then
+        skip launch/progress_cpu "one CPU here"
+        return
+    fi
+    # shellcheck disable=SC2016  # expanded by the launched shell
+    run -np 1 sh -c 'echo "pcpu=${AMPI_PROGRESS_CPU:-unset} own=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
+    local pc own
+    pc=$(sed -n 's/^pcpu=\([^ ]*\) .*/\1/p' "$out")
+    own=$(sed -n 's/.* own=//p' "$out")
+    case $pc in
+    '' | *[!0-9]*) fail launch/progress_cpu "-np 1 on $n CPUs: no CPU given: rc $rc, $(cat "$out")"; return ;;
+    esac
+    [ "$rc" = 0 ] && [ "$pc" != "$own" ] ||
+        { fail launch/progress_cpu "-np 1: rc $rc, $(cat "$out")"; return; }
+    # shellcheck disable=SC2016
+    run -np "$n" sh -c 'echo "pcpu=${AMPI_PROGRESS_CPU:-unset}"'
+    [ "$rc" = 0 ] && [ "$(grep -cx 'pcpu=unset' "$out")" = "$n" ] ||
+        { fail launch/progress_cpu "-np $n on $n CPUs: rc $rc, $(sort -u "$out" | tr '\n' ' ')"; return; }
+    # shellcheck disable=SC2016
+    AMPI_PROGRESS_CPU=-1 run -np 1 sh -c 'echo "pcpu=${AMPI_PROGRESS_CPU:-unset}"'
+    [ "$rc" = 0 ] && has_line "$out" "pcpu=-1" ||
+        { fail launch/progress_cpu "the user's -1 not kept: $(cat "$out")"; return; }
+    # the library's side: with the progress CPU set to the last CPU, the
+    # process bound elsewhere has its progress thread there
+    AMPI_PROGRESS_CPU=$last run -np 2 "$prog" progress_cpu
+    line=$(grep '^process on cpus' "$out" | grep -v "^process on cpus $last:" | head -1)
+    local k
+    k=$(echo "$line" | sed -n 's/.*: \([0-9]*\) threads on cpus.*/\1/p')
+    [ "$rc" = 0 ] && [ "${k:-0}" -ge 1 ] ||
+        { fail launch/progress_cpu "progress thread not on CPU $last: rc $rc, $(grep '^process' "$out" | tr '\n' ' ')"; return; }
+    pass launch/progress_cpu
+}
+
 if build_prog; then
     vp_from_env
     vp_twice
@@ -259,9 +313,10 @@ if build_prog; then
     cmake_project
     autotools_project
     vp_scale
+    progress_cpu_case
 else
     for c in vp_from_env vp_twice vp_bad_singleton mpiexec_timeout crash_segv crash_fpe crash_abort crash_overflow \
-        mpi_abort compat_options compat_names wrapper_flags cmake_project autotools_project vp_scale; do
+        mpi_abort compat_options compat_names wrapper_flags cmake_project autotools_project vp_scale progress_cpu; do
         skip "launch/$c" "no installed ampicc (AMPI_PREFIX=${AMPI_PREFIX:-unset}): $(head -2 "$work/prog.build.log" 2>/dev/null)"
     done
 fi
