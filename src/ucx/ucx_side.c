@@ -71,16 +71,39 @@ static bool polling_now(ucx_side_t *s)
 }
 
 /* Nap *n ns, and twice as long (up to NAP_MAX_NS) next time. */
-static void back_off(long *n)
+/* Naps growing to NAP_MAX_NS spare a core shared with the ranks; a thread
+ * on a CPU of its own keeps the shortest nap, so that a collective started
+ * while the ranks compute finds it awake. */
+static void back_off(long *n, bool own_cpu)
 {
     struct timespec t = { 0, *n };
     nanosleep(&t, NULL);
-    *n = *n * 2 < NAP_MAX_NS ? *n * 2 : NAP_MAX_NS;
+    if (!own_cpu)
+        *n = *n * 2 < NAP_MAX_NS ? *n * 2 : NAP_MAX_NS;
+}
+
+/* The CPU the launcher gave the process's progress threads, if any. */
+static bool pin_to_progress_cpu(void)
+{
+    long long cpu = -1;
+    if (!core_setting_int(CORE_SET_PROGRESS_CPU, &cpu) || cpu < 0 || cpu >= CPU_SETSIZE)
+        return false;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)cpu, &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) {
+        util_debug("progress thread: CPU %lld refused", cpu);
+        return false;
+    }
+    return true;
 }
 
 static void *side_thread(void *arg)
 {
     ucx_side_t *s = arg;
+    /* on a CPU of its own it advances transfers while the ranks compute
+     * rather than taking turns with them */
+    bool own_cpu = pin_to_progress_cpu();
     unsigned idle = 0, seen = atomic_load(&s->pe_polls);
     struct timespec nap = { 0, NAP_NS };
     long long_nap = NAP_NS; /* stamped: the nap while the ranks' thread keeps polling */
@@ -93,7 +116,7 @@ static void *side_thread(void *arg)
                 if (s->lock)
                     pthread_mutex_unlock(s->lock);
             }
-            back_off(&long_nap);
+            back_off(&long_nap, own_cpu);
             continue;
         }
         if (now != seen) {
@@ -104,7 +127,7 @@ static void *side_thread(void *arg)
                 continue;
             }
             if (polling_now(s)) {
-                back_off(&long_nap);
+                back_off(&long_nap, own_cpu);
                 continue;
             }
         }
@@ -112,7 +135,7 @@ static void *side_thread(void *arg)
             /* the ranks' thread is progressing: waiting for it on this core
              * would only take the core from it */
             if (s->stamped)
-                back_off(&long_nap);
+                back_off(&long_nap, own_cpu);
             else
                 nanosleep(&nap, NULL);
             continue;
@@ -144,19 +167,8 @@ void ucx_side_thread_start(ucx_side_t *s, pthread_mutex_t *lock)
         return;
     s->lock = lock;
     atomic_store(&s->stop, false);
-    if (pthread_create(&s->thread, NULL, side_thread, s) != 0)
-        return;
-    s->thread_on = true;
-    /* a CPU of its own where the launcher gave one: it then advances
-     * transfers while the ranks compute rather than taking turns with them */
-    long long cpu = -1;
-    if (core_setting_int(CORE_SET_PROGRESS_CPU, &cpu) && cpu >= 0 && cpu < CPU_SETSIZE) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET((int)cpu, &set);
-        if (pthread_setaffinity_np(s->thread, sizeof set, &set) != 0)
-            util_debug("progress thread: CPU %lld refused", cpu);
-    }
+    if (pthread_create(&s->thread, NULL, side_thread, s) == 0)
+        s->thread_on = true;
 }
 
 static void wait_request(ucx_side_t *s, void *r)
