@@ -18,8 +18,8 @@
 #                (root): nodes-p2p (H H) and nodes-device-p2p (D D, 2 GPUs),
 #                see scripts/bench-nodes.sh; nbc-host (only when named):
 #                IMB-NBC of the Intel MPI Benchmarks in IMB_DIR, the overlap
-#                (%) of Ibcast, Iallreduce and Ialltoall, 64 KiB-4 MiB, on 2
-#                processes
+#                (%) of Ibcast, Iallreduce and Ialltoall (BENCH_NBC_PROGS: others,
+#                "all": the 13 of IMB-NBC), 64 KiB-4 MiB, on 2 processes
 #   --cpu        no GPU areas even where GPUs are (Jacobi3D runs -cpu)
 #   --quick      tiny sizes and iteration counts: a test of the runner, its
 #                figures mean nothing
@@ -45,7 +45,8 @@
 #   BENCH_BASE_ENV="NAME=VALUE ..." runs the twin under those settings: with
 #   BENCH_BASE_PREFIX=$AMPI_PREFIX it compares one build with and without
 #   them.  BENCH_P2P_PROGS narrows the point-to-point programs (default
-#   "osu_latency osu_bw osu_bibw").
+#   "osu_latency osu_bw osu_bibw"); BENCH_NBC_PROGS names IMB-NBC's benchmarks
+#   (default "Ibcast Iallreduce Ialltoall"; "all": every one of the 13).
 # Exit status: 1 when a build or any run failed (runs.csv has each status).
 # Commands are kept as strings (to log them verbatim) and split on purpose
 # when run; no path or argument here contains blanks.
@@ -332,7 +333,10 @@ fi
 if has_area nbc-host; then
     nbc_args="-msglog 16:22 -npmin 2 -iter 100 -time 5"
     [ $quick = 1 ] && nbc_args="-msglog 16:17 -npmin 2 -iter 5"
-    for b in Ibcast Iallreduce Ialltoall; do
+    nbc_progs=${BENCH_NBC_PROGS:-Ibcast Iallreduce Ialltoall}
+    [ "$nbc_progs" = all ] && nbc_progs="Ibcast Iallreduce Ialltoall Iallgather Iallgatherv Ialltoallv Ibarrier Igather
+        Igatherv Ireduce Ireduce_scatter Iscatter Iscatterv"
+    for b in $nbc_progs; do
         add nbc-host "IMB-NBC-$b" H-H ours % "$(ours 2 IMB-NBC $b $nbc_args)"
         add nbc-host "IMB-NBC-$b" H-H ompi-ucx % "$(ompi ucx 2 IMB-NBC $b $nbc_args)"
         add nbc-host "IMB-NBC-$b" H-H ompi-ob1 % "$(ompi ob1 2 IMB-NBC $b $nbc_args)"
@@ -406,6 +410,7 @@ parse() {
             for (i = 1; i <= NF; i++) if ($i ~ /^iter_ms=/) { sub(/^iter_ms=/, "", $i); print odf, $i }
             next
         }
+        b ~ /^IMB-NBC-Ibarrier/ { if (NF == 5 && $1 ~ /^[0-9]+$/ && $5 ~ /^-?[0-9.]+$/) print 0, $5; next }
         b ~ /^IMB-NBC/ { if (NF == 6 && $1 ~ /^[0-9]+$/ && $1 > 0 && $6 ~ /^-?[0-9.]+$/) print $1, $6; next }
         b == "osu_barrier" && NF == 1 && $1 ~ /^[0-9]+[.][0-9]+$/ { print 0, $1; next }
         $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ { print $1, $2 }' "$1"
@@ -429,8 +434,10 @@ run_one() {
     done >>"$out/rounds.csv"
     # IMB-NBC's t_pure column too: the collective's time with nothing to
     # overlap, which the overlap must not cost (a table of its own)
+    # (Ibarrier's rows have no size column: size 0)
     [[ $bench == IMB-NBC* ]] && awk -v p="$area,$bench-t_pure,$place,$side,$round" -v rc="$rc" \
-        'NF == 6 && $1 ~ /^[0-9]+$/ && $1 > 0 && $4 ~ /^[0-9.]+$/ { print p "," $1 "," $4 ",us," rc }' "$log" \
+        'NF == 6 && $1 ~ /^[0-9]+$/ && $1 > 0 && $4 ~ /^[0-9.]+$/ { print p "," $1 "," $4 ",us," rc }
+         NF == 5 && p ~ /Ibarrier/ && $1 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ { print p ",0," $3 ",us," rc }' "$log" \
         >>"$out/rounds.csv"
     printf 'bench: round %s %-11s %-14s %-5s %-9s exit %s, %ss\n' "$round" "$area" "$bench" "$place" "$side" "$rc" "$secs"
     [ "$rc" = 0 ] || status=1
