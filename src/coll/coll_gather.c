@@ -3,6 +3,7 @@
  * send once.  (A binomial tree would cut the root's message count for
  * small blocks; correctness first.) */
 #include "coll/coll_inter.h"
+#include "coll/coll_sched.h"
 
 #include <stdlib.h>
 
@@ -113,6 +114,13 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
         err = coll_check_buf_nc(recvbuf, recvcount, recvtype);
+    /* what every member has alike: the root's whole receive buffer */
+    if (!err && coll_sched_wanted(c, c->rank == root ? coll_block_bytes(recvcount, recvtype) * (size_t)c->size
+                                                     : coll_block_bytes(sendcount, sendtype) * (size_t)c->size)) {
+        err = coll_sched_igather(r, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, request);
+        COLL_CHECK(c, err, err, "MPI_Igather");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
                          .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
                          .rdt = coll_nb_type(c->rank == root, recvtype), .root = root };

@@ -2,6 +2,7 @@
  * from that rank's block of sendbuf and copies its own block; the others
  * receive once. */
 #include "coll/coll_inter.h"
+#include "coll/coll_sched.h"
 
 #include <stdlib.h>
 
@@ -112,6 +113,13 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
         err = coll_check_buf_nc(sendbuf, sendcount, sendtype);
+    /* what every member has alike: the root's whole send buffer */
+    if (!err && coll_sched_wanted(c, c->rank == root ? coll_block_bytes(sendcount, sendtype) * (size_t)c->size
+                                                     : coll_block_bytes(recvcount, recvtype) * (size_t)c->size)) {
+        err = coll_sched_iscatter(r, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, request);
+        COLL_CHECK(c, err, err, "MPI_Iscatter");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
                          .sdt = coll_nb_type(c->rank == root, sendtype),
                          .rdt = coll_nb_type(recvbuf != MPI_IN_PLACE, recvtype), .root = root };

@@ -10,7 +10,8 @@
  * user's request completes on the ranks' thread (the progress hook).
  *
  * Taken for MPI_Ibcast, MPI_Iallreduce (predefined ops on types without
- * gaps) and MPI_Ialltoall of at least AMPI_NBC_PROGRESS_MIN bytes on
+ * gaps), MPI_Ialltoall, MPI_Igather and MPI_Iscatter of at least
+ * AMPI_NBC_PROGRESS_MIN bytes on
  * intracommunicators that span several processes, when the worker exists (jobs of several processes; off with
  * AMPI_NBC_PROGRESS=0).  Every member decides alike, from what all of them
  * share: a rank whose buffer is device memory or whose type has gaps works
@@ -23,7 +24,8 @@
 
 /* Whether the collectives above on c take a schedule (the same answer on
  * every member): bytes is what every member has alike, the message of
- * Ibcast and Iallreduce, the whole receive buffer of Ialltoall.  Below
+ * Ibcast and Iallreduce, the whole receive buffer of Ialltoall, the root's
+ * whole buffer of Igather and Iscatter (a block times the members).  Below
  * AMPI_NBC_PROGRESS_MIN the helper threads' direct copies win: a schedule's
  * steps cross a thread and a UCX worker each (osu_iallreduce's pure
  * communication time, 2 processes on a loaded 2-vCPU machine: 5.5-21 against
@@ -31,6 +33,11 @@
  * 139-177 us at 128 KiB), and a computation that short rarely outlasts the
  * transfer. */
 bool coll_sched_wanted(const core_comm_t *c, size_t bytes);
+/* count elements of dt in bytes (0 for a count below 1 or an invalid type) */
+static inline size_t coll_block_bytes(int count, MPI_Datatype dt)
+{
+    return count > 0 && dt_valid(dt) ? (size_t)count * dt_size(dt) : 0;
+}
 
 /* Start the schedule and return its request; MPI_SUCCESS or an error class.
  * The arguments have passed the collective's checks. */
@@ -42,6 +49,13 @@ int coll_sched_iallreduce(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void 
 /* sbuf may be MPI_IN_PLACE */
 int coll_sched_ialltoall(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                          int rcount, MPI_Datatype rdt, MPI_Request *request);
+
+/* The root's send buffer (scatter) or receive buffer (gather) is significant
+ * at the root only; MPI_IN_PLACE there as for the blocking forms. */
+int coll_sched_iscatter(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                        int rcount, MPI_Datatype rdt, int root, MPI_Request *request);
+int coll_sched_igather(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                       int rcount, MPI_Datatype rdt, int root, MPI_Request *request);
 
 /* The worker's handler of arriving schedule messages (ucx_async_init). */
 bool coll_sched_arrived(const void *hdr, size_t hlen, const void *data, void *desc, size_t len);

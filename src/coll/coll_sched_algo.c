@@ -142,17 +142,14 @@ bool sched_alltoall(sched_t *s)
     return false;
 }
 
-/* Whether (buf, count, dt) travels from a host copy (device memory, a type
- * with gaps); *bytes: what it puts on the wire, packed. */
-static bool staged(const void *buf, int count, MPI_Datatype dt, size_t *bytes)
+bool sched_staged(const void *buf, int count, MPI_Datatype dt, size_t *bytes)
 {
     bool nc = coll_nc_type(dt);
     *bytes = nc ? (size_t)count * dt_size(dt) : coll_bytes((size_t)count, dt);
     return nc || p2p_is_device(buf, *bytes);
 }
 
-/* A host copy of bytes for (buf, count, dt), filled from it when fill. */
-static void *host_copy(const void *buf, int count, MPI_Datatype dt, size_t bytes, bool fill)
+void *sched_host_copy(const void *buf, int count, MPI_Datatype dt, size_t bytes, bool fill)
 {
     void *h = coll_malloc(bytes ? bytes : 1);
     if (fill && bytes) {
@@ -164,8 +161,7 @@ static void *host_copy(const void *buf, int count, MPI_Datatype dt, size_t bytes
     return h;
 }
 
-/* s->stage goes back into (buf, count, dt) at completion. */
-static void unstage_into(sched_t *s, void *buf, int count, MPI_Datatype dt, size_t bytes)
+void sched_unstage_into(sched_t *s, void *buf, int count, MPI_Datatype dt, size_t bytes)
 {
     s->ubuf = buf;
     s->ucount = count;
@@ -195,10 +191,10 @@ int coll_sched_ibcast(p2p_rank_t *r, core_comm_t *c, void *buf, int count, MPI_D
     if (!s)
         return err;
     s->rbuf = buf;
-    if (staged(buf, count, dt, &s->bytes)) {
-        s->rbuf = s->stage = host_copy(buf, count, dt, s->bytes, c->rank == root);
+    if (sched_staged(buf, count, dt, &s->bytes)) {
+        s->rbuf = s->stage = sched_host_copy(buf, count, dt, s->bytes, c->rank == root);
         if (c->rank != root)
-            unstage_into(s, buf, count, dt, s->bytes);
+            sched_unstage_into(s, buf, count, dt, s->bytes);
     }
     s->root = root;
     sched_start(s);
@@ -216,12 +212,12 @@ int coll_sched_iallreduce(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void 
     s->sbuf = sbuf;
     s->rbuf = rbuf;
     if (sbuf != rbuf && p2p_is_device(sbuf, bytes))
-        s->sbuf = s->stage_in = host_copy(sbuf, (int)count, op->dt, bytes, true);
+        s->sbuf = s->stage_in = sched_host_copy(sbuf, (int)count, op->dt, bytes, true);
     if (p2p_is_device(rbuf, bytes)) {
-        s->rbuf = s->stage = host_copy(rbuf, (int)count, op->dt, bytes, sbuf == rbuf);
+        s->rbuf = s->stage = sched_host_copy(rbuf, (int)count, op->dt, bytes, sbuf == rbuf);
         if (sbuf == rbuf) /* MPI_IN_PLACE */
             s->sbuf = s->stage;
-        unstage_into(s, rbuf, (int)count, op->dt, bytes);
+        sched_unstage_into(s, rbuf, (int)count, op->dt, bytes);
     }
     s->bytes = bytes;
     s->count = count;
@@ -241,12 +237,12 @@ int coll_sched_ialltoall(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int sc
     bool in_place = sbuf == MPI_IN_PLACE;
     size_t sall = 0, rall;
     s->sbuf = sbuf;
-    if (!in_place && staged(sbuf, scount * n, sdt, &sall))
-        s->sbuf = s->stage_in = host_copy(sbuf, scount * n, sdt, sall, true);
+    if (!in_place && sched_staged(sbuf, scount * n, sdt, &sall))
+        s->sbuf = s->stage_in = sched_host_copy(sbuf, scount * n, sdt, sall, true);
     s->rbuf = rbuf;
-    if (staged(rbuf, rcount * n, rdt, &rall)) {
-        s->rbuf = s->stage = host_copy(rbuf, rcount * n, rdt, rall, in_place);
-        unstage_into(s, rbuf, rcount * n, rdt, rall);
+    if (sched_staged(rbuf, rcount * n, rdt, &rall)) {
+        s->rbuf = s->stage = sched_host_copy(rbuf, rcount * n, rdt, rall, in_place);
+        sched_unstage_into(s, rbuf, rcount * n, rdt, rall);
     }
     s->rbytes = rall / (size_t)n;
     s->bytes = in_place ? s->rbytes : sall / (size_t)n;

@@ -81,6 +81,14 @@ bool sched_cma_send(sched_t *s, int proc, const sched_wire_t *key, const void *b
 void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len);
 void sched_cma_control(const sched_wire_t *h);
 
+/* Whether (buf, count, dt) travels from a host copy (device memory, a type
+ * with gaps); *bytes: what it puts on the wire, packed. */
+bool sched_staged(const void *buf, int count, MPI_Datatype dt, size_t *bytes);
+/* A host copy of bytes for (buf, count, dt), filled from it when fill. */
+void *sched_host_copy(const void *buf, int count, MPI_Datatype dt, size_t bytes, bool fill);
+/* s->stage goes back into (buf, count, dt) at completion. */
+void sched_unstage_into(sched_t *s, void *buf, int count, MPI_Datatype dt, size_t bytes);
+
 /* The ranks' thread, at completion: copy the staged result back, free the copies. */
 void sched_unstage(sched_t *s);
 
@@ -97,5 +105,7 @@ void sched_start(sched_t *s);
 bool sched_bcast(sched_t *s);
 bool sched_allreduce(sched_t *s);
 bool sched_alltoall(sched_t *s);
+bool sched_gather(sched_t *s);
+bool sched_scatter(sched_t *s);
 
 #endif

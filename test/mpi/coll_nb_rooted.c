@@ -1,0 +1,202 @@
+/* coll_nb_rooted.c - MPI_Igather and MPI_Iscatter progress while the ranks
+ * compute, and move the right data.
+ *
+ * Part 1 (data): an Igather and an Iscatter outstanding at once on
+ * MPI_COMM_WORLD and on a split communicator whose ranks come in reverse
+ * order, roots that move, MPI_IN_PLACE at the root every other round,
+ * blocks from one int to past the schedules' limit, odd ranks receiving
+ * Iscatter's block into a strided type; every element is checked, and the
+ * root's receive buffer keeps its sentinel past the last block.
+ *
+ * Part 2 (progress; jobs of several processes): rank 0 is the last rank to
+ * start each collective (root 0 for Igather, the last rank for Iscatter),
+ * then computes without calling MPI until its result buffer holds the whole
+ * result, or a generous bound passes (a failure): the data can only arrive
+ * if its process moves the collective on its own (the progress thread).
+ * Below AMPI_NBC_PROGRESS_MIN the library leaves these collectives to the
+ * helper threads, so part 2 then runs without the computing loop (run.sh
+ * also runs this with the limit 0). */
+#include <stdbool.h>
+#include <time.h>
+#include "mpitest.h"
+
+#define BAIL_S 20.0 /* well inside the run's 60 s: a failure reports itself */
+#define SENTINEL (-99)
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* element j of the block that rank `from` holds for rank `to` in round it */
+static int val(int from, int to, size_t j, int it)
+{
+    return (int)(mt_hash((uint32_t)from, (uint32_t)to, (uint32_t)j, (uint32_t)it) >> 1);
+}
+
+/* AMPI_NBC_PROGRESS_MIN as the library reads it (README; default 128K). */
+static size_t progress_min(void)
+{
+    const char *v = getenv("AMPI_NBC_PROGRESS_MIN");
+    if (!v || !*v)
+        return 128 * 1024;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    return (size_t)(n << shift);
+}
+
+/* A vector of n ints, stride 2, resized to extent 2n ints. */
+static MPI_Datatype strided(int n)
+{
+    MPI_Datatype v, t;
+    MPI_Type_vector(n, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n * sizeof(int)), &t);
+    MPI_Type_free(&v);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* One Igather (root groot) and one Iscatter (root sroot) on comm, both
+ * outstanding; in_place: the roots pass MPI_IN_PLACE. */
+static int part1_on(MPI_Comm comm, const char *name, int it, size_t blk, bool in_place)
+{
+    int errs = 0, me, n, wr = mt_rank();
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    int groot = it % n, sroot = (it + n / 2) % n;
+    size_t all = blk * (size_t)n;
+    int *gs = malloc(blk * sizeof(int)), *gr = malloc((all + 1) * sizeof(int));
+    int *ss = malloc(all * sizeof(int)), *sr = malloc(2 * blk * sizeof(int));
+    for (size_t j = 0; j < blk; j++)
+        gs[j] = val(me, groot, j, it);
+    for (size_t i = 0; i <= all; i++)
+        gr[i] = SENTINEL;
+    if (in_place && me == groot) /* the root's own block is in place already */
+        for (size_t j = 0; j < blk; j++)
+            gr[(size_t)me * blk + j] = val(me, groot, j, it);
+    for (size_t i = 0; i < all; i++)
+        ss[i] = me == sroot ? val(sroot, (int)(i / blk), i % blk, it) : SENTINEL;
+    for (size_t i = 0; i < 2 * blk; i++)
+        sr[i] = SENTINEL;
+    bool odd = me % 2 && !(in_place && me == sroot);
+    MPI_Datatype st = strided((int)blk);
+    MPI_Request q[2];
+    MPI_Igather(in_place && me == groot ? MPI_IN_PLACE : gs, (int)blk, MPI_INT, gr, (int)blk, MPI_INT, groot, comm,
+                &q[0]);
+    MPI_Iscatter(ss, (int)blk, MPI_INT, in_place && me == sroot ? MPI_IN_PLACE : sr, odd ? 1 : (int)blk,
+                 odd ? st : MPI_INT, sroot, comm, &q[1]);
+    MPI_Type_free(&st); /* freed before completion: the library keeps what it needs */
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    if (me == groot) {
+        for (size_t i = 0; i < all && !errs; i++)
+            if (gr[i] != val((int)(i / blk), groot, i % blk, it))
+                errs += mt_fail(wr, "%s Igather (root %d, %zu ints a block%s): block %zu element %zu is %d", name,
+                                groot, blk, in_place ? ", in place" : "", i / blk, i % blk, gr[i]);
+        if (gr[all] != SENTINEL)
+            errs += mt_fail(wr, "%s Igather: the int past the last block was overwritten (%d)", name, gr[all]);
+    }
+    if (!(in_place && me == sroot)) {
+        for (size_t j = 0; j < blk && !errs; j++) {
+            int got = sr[odd ? 2 * j : j], gap = odd ? sr[2 * j + 1] : SENTINEL;
+            if (got != val(sroot, me, j, it) || gap != SENTINEL)
+                errs += mt_fail(wr, "%s Iscatter (root %d, %zu ints a block) into %s: element %zu is %d (gap %d)",
+                                name, sroot, blk, odd ? "a strided type" : "ints", j, got, gap);
+        }
+    } else {
+        for (size_t i = 0; i < all && !errs; i++) /* the root's send buffer is left alone */
+            if (ss[i] != val(sroot, (int)(i / blk), i % blk, it))
+                errs += mt_fail(wr, "%s Iscatter in place: the root's element %zu changed", name, i);
+    }
+    free(gs);
+    free(gr);
+    free(ss);
+    free(sr);
+    return errs;
+}
+
+enum { K_GATHER, K_SCATTER };
+
+/* Whether rank 0's result buffer holds the whole result (volatile: the
+ * progress thread writes it). */
+static bool complete(int kind, const volatile int *buf, size_t blk, int n, int it)
+{
+    if (kind == K_SCATTER) {
+        for (size_t j = blk; j-- > 0;)
+            if (buf[j] != val(n - 1, 0, j, it))
+                return false;
+        return true;
+    }
+    for (size_t i = blk * (size_t)n; i-- > 0;)
+        if (buf[i] != val((int)(i / blk), 0, i % blk, it))
+            return false;
+    return true;
+}
+
+static int part2(int rank, int size, int kind, size_t blk, bool concurrent, int it)
+{
+    int errs = 0, root = kind == K_GATHER ? 0 : size - 1;
+    size_t all = blk * (size_t)size;
+    int *sb = malloc(all * sizeof(int)), *rb = malloc(all * sizeof(int));
+    for (size_t i = 0; i < all; i++) {
+        sb[i] = kind == K_GATHER ? val(rank, 0, i % blk, it) : val(rank, (int)(i / blk), i % blk, it);
+        rb[i] = SENTINEL;
+    }
+    MPI_Request q;
+    if (rank != 0) { /* start, then let rank 0 know */
+        if (kind == K_GATHER)
+            MPI_Igather(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
+        else
+            MPI_Iscatter(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
+        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    } else {
+        for (int i = 1; i < size; i++)
+            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (kind == K_GATHER)
+            MPI_Igather(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
+        else
+            MPI_Iscatter(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
+        if (concurrent && size > 1 && all * sizeof(int) >= progress_min()) { /* compute: no MPI call until done */
+            double t0 = now();
+            while (!complete(kind, rb, blk, size, it) && now() - t0 < BAIL_S)
+                ;
+            if (!complete(kind, rb, blk, size, it))
+                errs += mt_fail(rank, "%s of %zu ints a block did not progress while rank 0 computed",
+                                kind == K_GATHER ? "Igather" : "Iscatter", blk);
+        }
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        if (!complete(kind, rb, blk, size, it))
+            errs += mt_fail(rank, "%s of %zu ints a block: wrong result", kind == K_GATHER ? "Igather" : "Iscatter",
+                            blk);
+    }
+    free(sb);
+    free(rb);
+    return errs;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = mt_rank(), size = mt_size(), errs = 0;
+    MPI_Comm split;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
+    const size_t blocks[] = { 1, 1000, 40000 };
+    int it = 0;
+    for (int b = 0; b < 3 && !errs; b++)
+        for (int rep = 0; rep < 2 && !errs; rep++, it++) {
+            errs += part1_on(MPI_COMM_WORLD, "world", it, blocks[b], rep == 1);
+            errs += part1_on(split, "split", it, blocks[b], rep == 0);
+        }
+    const char *ls = getenv("AMPI_LOCAL_SIZE");
+    bool concurrent = ls && atoi(ls) > 1;
+    for (int kind = K_GATHER; kind <= K_SCATTER && !errs; kind++)
+        for (int b = 0; b < 3 && !errs; b++, it++)
+            errs += part2(rank, size, kind, blocks[b], concurrent, it);
+    MPI_Comm_free(&split);
+    mt_finish(errs, "coll_nb_rooted OK");
+    MPI_Finalize();
+    return 0;
+}
