@@ -21,17 +21,9 @@
  * for collectives below AMPI_NBC_PROGRESS_MIN bytes, which the library
  * leaves to the helper threads (run.sh also runs this with the limit 0). */
 #include <stdbool.h>
-#include <time.h>
 #include "mpitest.h"
 
 #define BAIL_S 60.0
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int bval(int root, int it, size_t i) { return (int)(mt_hash((uint32_t)root, 7, (uint32_t)i, (uint32_t)it) >> 1); }
 static int aval(int src, int dst, size_t j, int it) { return (int)(mt_hash((uint32_t)src, (uint32_t)dst, (uint32_t)j, (uint32_t)it) >> 1); }
@@ -136,17 +128,6 @@ static int part1(int rank, int size, MPI_Comm split, int it, size_t n, bool use_
     return errs;
 }
 
-/* Part 1b: a vector of n ints, stride 2, resized to extent 2n ints. */
-static MPI_Datatype strided(int n)
-{
-    MPI_Datatype v, t;
-    MPI_Type_vector(n, 1, 2, MPI_INT, &v);
-    MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n * sizeof(int)), &t);
-    MPI_Type_free(&v);
-    MPI_Type_commit(&t);
-    return t;
-}
-
 static int part1b(int rank, int size, int it, int n)
 {
     int errs = 0, root = size - 1, blk = n / size ? n / size : 1;
@@ -162,7 +143,7 @@ static int part1b(int rank, int size, int it, int n)
     for (int d = 0; d < size; d++)
         for (int j = 0; j < blk; j++)
             sb[d * blk + j] = aval(rank, d, (size_t)j, it);
-    MPI_Datatype bt = strided(n), at = strided(blk);
+    MPI_Datatype bt = mt_strided_ints(n), at = mt_strided_ints(blk);
     MPI_Request q[2];
     MPI_Ibcast(bc, odd ? 1 : n, odd ? bt : MPI_INT, root, MPI_COMM_WORLD, &q[0]);
     MPI_Ialltoall(sb, blk, MPI_INT, rb, odd ? 1 : blk, odd ? at : MPI_INT, MPI_COMM_WORLD, &q[1]);
@@ -190,18 +171,6 @@ static int part1b(int rank, int size, int it, int n)
     free(sb);
     free(rb);
     return errs;
-}
-
-/* AMPI_NBC_PROGRESS_MIN as the library reads it (README; default 128K). */
-static size_t progress_min(void)
-{
-    const char *v = getenv("AMPI_NBC_PROGRESS_MIN");
-    if (!v || !*v)
-        return 128 * 1024;
-    char *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
-    return (size_t)(n << shift);
 }
 
 enum { K_BCAST, K_ALLRED, K_ALLTOALL, NKINDS };
@@ -255,9 +224,10 @@ static int part2(int rank, int size, int kind, size_t n, bool concurrent, int it
         for (int i = 1; i < size; i++)
             MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Request q = start(kind, sb, rb, n, blk, root);
-        if (concurrent && size > 1 && len * sizeof(int) >= progress_min()) { /* compute: no MPI call until done */
-            double t0 = now();
-            while (!complete(kind, rb, len, &c) && now() - t0 < BAIL_S)
+        if (concurrent && size > 1 && len * sizeof(int) >= mt_nbc_progress_min()) {
+            /* compute: no MPI call until done */
+            double t0 = mt_now();
+            while (!complete(kind, rb, len, &c) && mt_now() - t0 < BAIL_S)
                 ;
             if (!complete(kind, rb, len, &c))
                 errs += mt_fail(rank, "%s of %zu ints did not progress while rank 0 computed", kname[kind], n);

@@ -17,46 +17,15 @@
  * helper threads, so part 2 then runs without the computing loop (run.sh
  * also runs this with the limit 0). */
 #include <stdbool.h>
-#include <time.h>
 #include "mpitest.h"
 
 #define BAIL_S 20.0 /* well inside the run's 60 s: a failure reports itself */
 #define SENTINEL (-99)
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* element j of the block that rank `from` holds for rank `to` in round it */
 static int val(int from, int to, size_t j, int it)
 {
     return (int)(mt_hash((uint32_t)from, (uint32_t)to, (uint32_t)j, (uint32_t)it) >> 1);
-}
-
-/* AMPI_NBC_PROGRESS_MIN as the library reads it (README; default 128K). */
-static size_t progress_min(void)
-{
-    const char *v = getenv("AMPI_NBC_PROGRESS_MIN");
-    if (!v || !*v)
-        return 128 * 1024;
-    char *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
-    return (size_t)(n << shift);
-}
-
-/* A vector of n ints, stride 2, resized to extent 2n ints. */
-static MPI_Datatype strided(int n)
-{
-    MPI_Datatype v, t;
-    MPI_Type_vector(n, 1, 2, MPI_INT, &v);
-    MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n * sizeof(int)), &t);
-    MPI_Type_free(&v);
-    MPI_Type_commit(&t);
-    return t;
 }
 
 /* One Igather (root groot) and one Iscatter (root sroot) on comm, both
@@ -82,7 +51,7 @@ static int part1_on(MPI_Comm comm, const char *name, int it, size_t blk, bool in
     for (size_t i = 0; i < 2 * blk; i++)
         sr[i] = SENTINEL;
     bool odd = me % 2 && !(in_place && me == sroot);
-    MPI_Datatype st = strided((int)blk);
+    MPI_Datatype st = mt_strided_ints((int)blk);
     MPI_Request q[2];
     MPI_Igather(in_place && me == groot ? MPI_IN_PLACE : gs, (int)blk, MPI_INT, gr, (int)blk, MPI_INT, groot, comm,
                 &q[0]);
@@ -159,9 +128,10 @@ static int part2(int rank, int size, int kind, size_t blk, bool concurrent, int 
             MPI_Igather(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
         else
             MPI_Iscatter(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
-        if (concurrent && size > 1 && all * sizeof(int) >= progress_min()) { /* compute: no MPI call until done */
-            double t0 = now();
-            while (!complete(kind, rb, blk, size, it) && now() - t0 < BAIL_S)
+        if (concurrent && size > 1 && all * sizeof(int) >= mt_nbc_progress_min()) {
+            /* compute: no MPI call until done */
+            double t0 = mt_now();
+            while (!complete(kind, rb, blk, size, it) && mt_now() - t0 < BAIL_S)
                 ;
             if (!complete(kind, rb, blk, size, it))
                 errs += mt_fail(rank, "%s of %zu ints a block did not progress while rank 0 computed",

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Tags reserved for the helpers; tests use tags below 30000. */
 #define MT_TAG_REPORT 32001
@@ -258,5 +259,37 @@ static inline void mt_finish(int errs, const char *ok_line)
                 MPI_Request_free(&rq_);                                                 \
         }                                                                               \
     } while (0)
+
+/* Seconds on the monotonic clock. */
+static inline double mt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* AMPI_NBC_PROGRESS_MIN as the library reads it (README; default 128K):
+ * nonblocking collectives below it stay on the helper threads. */
+static inline size_t mt_nbc_progress_min(void)
+{
+    const char *v = getenv("AMPI_NBC_PROGRESS_MIN");
+    if (!v || !*v)
+        return 128 * 1024;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    return (size_t)(n << shift);
+}
+
+/* A committed vector of n ints, stride 2, resized to extent 2n ints. */
+static inline MPI_Datatype mt_strided_ints(int n)
+{
+    MPI_Datatype v, t;
+    MPI_Type_vector(n, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n * sizeof(int)), &t);
+    MPI_Type_free(&v);
+    MPI_Type_commit(&t);
+    return t;
+}
 
 #endif
