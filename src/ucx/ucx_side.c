@@ -70,10 +70,10 @@ static bool polling_now(ucx_side_t *s)
     return ucx_side_now() - t < POLLING_NS;
 }
 
-/* Nap *n ns, and twice as long (up to NAP_MAX_NS) next time. */
-/* Naps growing to NAP_MAX_NS spare a core shared with the ranks; a thread
- * on a CPU of its own keeps the shortest nap, so that a collective started
- * while the ranks compute finds it awake. */
+/* Nap *n ns, and twice as long (up to NAP_MAX_NS) next time: growing naps
+ * spare a core shared with the ranks.  A thread on a CPU of its own keeps
+ * the shortest nap, so that a collective started while the ranks compute
+ * finds it awake. */
 static void back_off(long *n, bool own_cpu)
 {
     struct timespec t = { 0, *n };
