@@ -20,6 +20,8 @@
 #                IMB-NBC of the Intel MPI Benchmarks in IMB_DIR, the overlap
 #                (%) of Ibcast, Iallreduce and Ialltoall (BENCH_NBC_PROGS: others,
 #                "all": the 13 of IMB-NBC), 64 KiB-4 MiB, on 2 processes
+#   --commit     print the commit meta.txt would name (BENCH_COMMIT, else git's
+#                where the tree is a checkout of its own) and exit
 #   --cpu        no GPU areas even where GPUs are (Jacobi3D runs -cpu)
 #   --quick      tiny sizes and iteration counts: a test of the runner, its
 #                figures mean nothing
@@ -29,7 +31,8 @@
 #   BENCH_BUDGET_S (default 420: no round starts that the previous one says
 #   would end after this many seconds of the script; the rounds run are in
 #   meta.txt), BENCH_RUN_TIMEOUT (seconds per run, default 120), BENCH_COMMIT
-#   (the commit to report where the tree has no .git), BENCH_JACOBI_MODES
+#   (the commit to report: it wins over git, which answers for a checkout a
+#   copy of the tree may lie in), BENCH_JACOBI_MODES
 #   (Jacobi3D modes with GPUs, default "D"), OSU74_DIR (an OSU 7.4 source
 #   tree, never committed: the rma areas build it with ampicc and mpicc, the
 #   nodes areas run its osu_latency and osu_bw when it is set),
@@ -56,8 +59,25 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo" || exit 1
 
 out=$repo/.build/bench rounds=${BENCH_ROUNDS:-5} areas="" cpu=0 quick=0
+# The commit the tree is: BENCH_COMMIT where set (a copy of the tree without
+# .git of its own, as on the GPU machine: git would answer for whatever
+# checkout the copy lies in), else git's where the tree is a checkout.
+commit_of_tree() {
+    local c
+    if [ -n "${BENCH_COMMIT:-}" ]; then
+        echo "$BENCH_COMMIT"
+    elif [ "$(git -C "$repo" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$repo" && pwd -P)" ] &&
+        c=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null); then
+        git -C "$repo" diff --quiet HEAD 2>/dev/null || c="$c (with uncommitted changes)"
+        echo "$c"
+    else
+        echo "unknown (no git; set BENCH_COMMIT)"
+    fi
+}
+
 while [ $# -gt 0 ]; do
     case $1 in
+    --commit) commit_of_tree; exit 0 ;;
     --out) out=$2; shift ;;
     --rounds) rounds=$2; shift ;;
     --areas) areas=$2; shift ;;
@@ -476,12 +496,7 @@ done
 
 # ---- what was measured where -----------------------------------------------
 {
-    # a copy of the tree without .git (the GPU machine): BENCH_COMMIT names it
-    if commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null); then
-        git -C "$repo" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
-    else
-        commit="${BENCH_COMMIT:-unknown (no git; set BENCH_COMMIT)}"
-    fi
+    commit=$(commit_of_tree)
     echo "commit: $commit"
     [ -n "$base_prefix" ] && echo "$base_side: $base_prefix"
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -120,4 +120,19 @@ else
     echo "FAIL bench/import: rounds.csv differs: $(tr '\n' ' ' <"$imp/rounds.csv" 2>/dev/null)"
     nfail=$((nfail + 1))
 fi
+# scripts/bench.sh's commit: a copy of the tree lying in another checkout (as
+# on the GPU machine) names BENCH_COMMIT, or nothing -- never the outer
+# checkout's commit, which meta.txt used to name
+outer=$dir/outer
+git init -q "$outer" && git -C "$outer" -c user.email=t@t -c user.name=t commit -q --allow-empty -m outer &&
+    mkdir -p "$outer/copy/scripts" && cp "$here/../../scripts/bench.sh" "$outer/copy/scripts/"
+got_set=$(BENCH_COMMIT=abc1234 bash "$outer/copy/scripts/bench.sh" --commit 2>&1)
+got_unset=$(env -u BENCH_COMMIT bash "$outer/copy/scripts/bench.sh" --commit 2>&1)
+if [ "$got_set" = abc1234 ] && [ "$got_unset" = "unknown (no git; set BENCH_COMMIT)" ]; then
+    echo "PASS bench/commit"
+else
+    echo "FAIL bench/commit: with BENCH_COMMIT '$got_set', without '$got_unset' (outer checkout" \
+        "$(git -C "$outer" rev-parse --short HEAD 2>/dev/null))"
+    nfail=$((nfail + 1))
+fi
 [ $nfail = 0 ]
