@@ -106,7 +106,9 @@
 #                            no repetition past its share); memkind-stress/status.txt says
 #                            how many repetitions each layout ran (fewer than asked fails the
 #                            action: the seconds a repetition takes there are not known yet),
-#                            its FAIL lines and exit status
+#                            its FAIL lines and exit status; MEMKIND_JOBS="2x2:1,4x4:3,1x4:5,2x8:6"
+#                            runs those layouts' jobs (count after the colon) all at once, each
+#                            on CPUs of its own, the repetitions shared among a layout's jobs
 #   memkind-bisect   ~480 s  gpu_memkind -np 2 +vp 8 on pool/managed/device buffers of 64 KiB
 #                            and 1 MiB, repeated in an equal share of the budget under each
 #                            of MEMKIND_VARIANTS (default: as built; AMPI_GPU_IPC=0;
@@ -728,6 +730,7 @@ memkind_stress_action() {
         { echo "memkind-stress: building gpu_memkind failed"; cat "$res/build.log"; return 1; }
     local bin=$PWD/.build/gpu/gpu_memkind layouts=(2x2 4x4 1x4 2x8) i p v share rc ran fails log
     : >"$res/status.txt"
+    [ -n "${MEMKIND_JOBS:-}" ] && { memkind_jobs "$bin" "$res" "$reps"; return; }
     for i in "${!layouts[@]}"; do
         p=${layouts[$i]%x*} v=${layouts[$i]#*x}
         log=$res/np$p.vp$v.log
@@ -751,6 +754,61 @@ memkind_stress_action() {
         [ "$rc" = 0 ] && [ "$fails" = 0 ] && grep -q '^gpu_memkind: OK$' "$log" || status=1
         [ "$ran" -ge "$reps" ] || status=1 # fewer than asked is not a pass of the stress mode
         grep -m 5 '^FAIL' "$log"
+    done
+    return $status
+}
+
+# memkind_jobs BIN RES REPS: the layouts of MEMKIND_JOBS ("2x2:1,4x4:3,...":
+# processes x ranks, then how many jobs of it) all at once, each job on a
+# slice of the node's CPUs of its own (ampirun binds within what it is
+# allowed), so that a host-bound test uses every core; a layout's REPS
+# repetitions are shared among its jobs and summed in status.txt.
+memkind_jobs() {
+    local bin=$1 res=$2 reps=$3 spec total=0 ncpu first=0 width each secs n margin=${MEMKIND_MARGIN:-75}
+    local -a specs pids logs
+    IFS=, read -ra specs <<<"$MEMKIND_JOBS"
+    for spec in "${specs[@]}"; do
+        p=${spec%%x*} n=${spec#*:}
+        total=$((total + p * n))
+    done
+    ncpu=$(nproc)
+    width=$((ncpu / total))
+    [ "$width" -ge 1 ] || width=1
+    secs=$(($(left) - 40))
+    echo "== memkind-stress: jobs $MEMKIND_JOBS at once ($total processes, $width CPU(s) each, ${secs}s)"
+    for spec in "${specs[@]}"; do
+        local layout=${spec%%:*} n=${spec#*:} j
+        p=${layout%x*} v=${layout#*x}
+        each=$(((reps + n - 1) / n))
+        for ((j = 1; j <= n; j++)); do
+            local cpus=$first-$(((first + p * width - 1) % ncpu))
+            [ $((first + p * width)) -le "$ncpu" ] || cpus=0-$((ncpu - 1))
+            first=$(((first + p * width) % ncpu))
+            local log=$res/np$p.vp$v.job$j.log
+            echo "np=$p vp=$v job $j: CPUs $cpus, up to $each repetitions" >"$log"
+            MEMKIND_REPEAT=$each MEMKIND_SECONDS=$((secs - margin)) GPU_TEST_MAX_BYTES=1048576 \
+                timeout $((secs + 20)) taskset -c "$cpus" "$prefix/bin/ampirun" --timeout "$secs" \
+                -np "$p" +vp "$v" "$bin" >>"$log" 2>&1 &
+            pids+=($!) logs+=("$log")
+        done
+    done
+    local status=0 k
+    for k in "${!pids[@]}"; do
+        wait "${pids[$k]}"
+        echo "${logs[$k]##*/}: exit $?" >>"$res/exits.txt"
+    done
+    for spec in "${specs[@]}"; do
+        local layout=${spec%%:*} sum=0 fails=0 bad=0 f
+        p=${layout%x*} v=${layout#*x}
+        for f in "$res"/np$p.vp$v.job*.log; do
+            sum=$((sum + $(grep -c '^gpu_memkind: repetition .* done' "$f")))
+            fails=$((fails + $(grep -c '^FAIL' "$f")))
+            grep -q '^gpu_memkind: OK$' "$f" && grep -q "^${f##*/}: exit 0$" "$res/exits.txt" || bad=$((bad + 1))
+        done
+        echo "np=$p vp=$v: $sum of $reps repetitions in ${spec#*:} job(s) at once, $fails FAIL line(s), $bad job(s) without exit 0 and OK" |
+            tee -a "$res/status.txt"
+        [ "$fails" = 0 ] && [ "$bad" = 0 ] && [ "$sum" -ge "$reps" ] || status=1
+        grep -h -m 5 '^FAIL' "$res"/np$p.vp$v.job*.log
     done
     return $status
 }
