@@ -109,6 +109,11 @@
 #                            its FAIL lines and exit status; MEMKIND_JOBS="2x2:1,4x4:3,1x4:5,2x8:6"
 #                            runs those layouts' jobs (count after the colon) all at once, each
 #                            on CPUs of its own, the repetitions shared among a layout's jobs
+#   memkind-probe    ~540 s  the +vp wrong data with a witness: MEMKIND_PROBE_JOBS (15) jobs of
+#                            gpu_memkind -np 2 +vp 8 at once over pool, user-pool, managed and
+#                            peer buffers, under each of MEMKIND_PROBE_PHASES (as built, then
+#                            UCX_MEMTYPE_CACHE=n), test/gpu/probe's witness describing every
+#                            failed cuMemcpyAsync; status.txt per phase
 #   memkind-bisect   ~480 s  gpu_memkind -np 2 +vp 8 on pool/managed/device buffers of 64 KiB
 #                            and 1 MiB, repeated in an equal share of the budget under each
 #                            of MEMKIND_VARIANTS (default: as built; AMPI_GPU_IPC=0;
@@ -210,7 +215,7 @@ declare -A expected=(
     [current]=480 [bench-p2p-dd]=130 [bench-p2p-mixed]=270 [bench-p2p-host]=110 [bench-p2p-more]=115
     [bench-coll]=85 [bench-coll-host]=60 [bench-halo]=35 [jacobi-small]=200 [jacobi-large]=180
     [build]=30 [test]=300 [bench]=540 [jacobi]=360 [all]=900 [gpu-test]=650 [sweep-dd]=45
-    [sweep-hh]=40 [compare]=480 [gpu-bed]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [memkind-base]=300 [sweep-allreduce]=150 [floor]=15
+    [sweep-hh]=40 [compare]=480 [gpu-bed]=480 [host-test]=200 [osu74-exit]=420 [osu74-rma]=480 [privat-gpu]=150 [scale-p2p]=70 [scale-coll]=50 [scale-jacobi-small]=260 [scale-jacobi-large]=450 [memkind-stress]=480 [memkind-bisect]=480 [memkind-base]=300 [memkind-probe]=540 [sweep-allreduce]=150 [floor]=15
 )
 is_action() { [ -n "${expected[$1]:-}" ]; }
 
@@ -813,6 +818,67 @@ memkind_jobs() {
     return $status
 }
 
+# memkind_probe_action: the +vp wrong data with a witness -- MEMKIND_PROBE_JOBS
+# (default 15) jobs of gpu_memkind -np 2 +vp 8 at once, each on CPUs of its
+# own, repeating over MEMKIND_KINDS (default pool,userpool,managed,peer) up
+# to 1 MiB, under each of MEMKIND_PROBE_PHASES ("name:VAR=value ...", comma
+# separated; default: as built, then UCX_MEMTYPE_CACHE=n) for an equal share
+# of the budget, with test/gpu/probe's LD_PRELOAD witness that describes
+# every failing cuMemcpyAsync (contexts, devices and pools of both pointers).
+memkind_probe_action() {
+    need_prefix || return 1
+    local res=${out:-$work}/memkind-probe status=0
+    local phases=${MEMKIND_PROBE_PHASES:-asis:,cache-off:UCX_MEMTYPE_CACHE=n} jobs=${MEMKIND_PROBE_JOBS:-15}
+    [ "$dry" = 1 ] && { echo "== memkind-probe: $jobs jobs -np 2 +vp 8 under $phases"; return 0; }
+    mkdir -p "$res"
+    AMPI_PREFIX=$prefix AMPI_BUILD=$PWD/.build bash test/gpu/run.sh --build-only gpu_memkind >"$res/build.log" 2>&1 ||
+        { echo "memkind-probe: building gpu_memkind failed"; cat "$res/build.log"; return 1; }
+    local cuda shim=$work/cucopy_probe.so
+    cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+    cc -shared -fPIC -I"$cuda/include" test/gpu/probe/cucopy_probe.c -o "$shim" -L"$cuda/lib64/stubs" \
+        -L"$cuda/targets/x86_64-linux/lib/stubs" -lcuda -ldl >>"$res/build.log" 2>&1 ||
+        { echo "memkind-probe: building the witness failed"; cat "$res/build.log"; return 1; }
+    local bin=$PWD/.build/gpu/gpu_memkind ncpu width n=0 i=0 ph name envs secs j k
+    local -a list
+    IFS=, read -ra list <<<"$phases"
+    ncpu=$(nproc)
+    width=$((ncpu / (2 * jobs)))
+    [ "$width" -ge 1 ] || width=1
+    : >"$res/status.txt"
+    for ph in "${list[@]}"; do
+        name=${ph%%:*} envs=${ph#*:}
+        secs=$(( ($(left) - 20) / (${#list[@]} - i) ))
+        i=$((i + 1))
+        [ "$secs" -ge 90 ] || { echo "$name: not run, ${secs}s left" | tee -a "$res/status.txt"; status=1; continue; }
+        echo "== memkind-probe: $name ($envs): $jobs jobs for ${secs}s"
+        local -a pids=()
+        for ((j = 0; j < jobs; j++)); do
+            local first=$(((j * 2 * width) % ncpu)) log=$res/$name.job$((j + 1)).log
+            env $envs LD_PRELOAD="$shim" MEMKIND_REPEAT=1000 MEMKIND_SECONDS=$((secs - 75)) \
+                MEMKIND_KINDS=${MEMKIND_KINDS:-pool,userpool,managed,peer} GPU_TEST_MAX_BYTES=1048576 \
+                timeout $((secs + 10)) taskset -c "$first-$((first + 2 * width - 1))" "$prefix/bin/ampirun" \
+                --timeout "$secs" -np 2 +vp 8 "$bin" >"$log" 2>&1 &
+            pids+=($!)
+        done
+        for k in "${pids[@]}"; do wait "$k"; done
+        local reps=0 bad=0 fails=0 probes=0 uerr=0 f
+        for f in "$res/$name".job*.log; do
+            reps=$((reps + $(grep -c '^gpu_memkind: repetition .* done' "$f")))
+            k=$(grep -c '^FAIL' "$f")
+            fails=$((fails + k))
+            [ "$k" = 0 ] && grep -q '^gpu_memkind: OK$' "$f" || bad=$((bad + 1))
+            probes=$((probes + $(grep -c '^probe.*cuMemcpyAsync' "$f")))
+            uerr=$((uerr + $(grep -c 'UCX  ERROR' "$f")))
+        done
+        [ "$reps" -gt 0 ] || status=1
+        echo "$name ($envs): $jobs jobs, $reps repetitions, $bad job(s) failing, $fails FAIL line(s), $uerr UCX error line(s), $probes failed copies described" |
+            tee -a "$res/status.txt"
+        grep -h -m 6 '^probe' "$res/$name".job*.log | head -12 | tee -a "$res/status.txt"
+        n=$((n + 1))
+    done
+    return $status
+}
+
 # memkind_bisect_action: the +vp wrong-data hunt -- gpu_memkind at -np 2
 # +vp 8 on pool, user-pool, managed and device buffers of 64 KiB and 1 MiB,
 # repeated within an equal share of the budget under each of
@@ -1015,6 +1081,7 @@ run_action() {
     osu74-exit) osu74_exit_action ;;
     osu74-rma) osu74_rma_action ;;
     memkind-stress) memkind_stress_action ;;
+    memkind-probe) memkind_probe_action ;;
     memkind-bisect) memkind_bisect_action ;;
     memkind-base) memkind_base_action ;;
     sweep-dd) sweep_action sweep-dd D-D 33554432 \
