@@ -11,6 +11,7 @@
  * done under the mutex may allocate, unmap or call the driver.
  */
 #include "gpu/gpu_cache.h"
+#include "gpu/gpu_internal.h"
 #include "gpu/gpu_ipc.h"
 
 #include <pthread.h>
@@ -341,6 +342,7 @@ static void cache_mem_event(ucm_event_type_t type, ucm_event_t *event, void *arg
             COUNT(cuda_frees);
             probe_check(GPU_CACHE_HOOK_CUDA, (uintptr_t)event->mem_type.address);
             gpu_ipc_invalidate((uintptr_t)event->mem_type.address, event->mem_type.size);
+            gpu_cuda_free_seen((uintptr_t)event->mem_type.address, event->mem_type.size);
         } else {
             COUNT(cuda_allocs);
         }

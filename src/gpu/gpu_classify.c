@@ -1,6 +1,7 @@
 /* gpu_classify: the cache first, the driver on a miss. */
 #include "gpu/gpu_cache.h"
 #include "gpu/gpu_internal.h"
+#include "ucx/ucx.h"
 
 #include <stdatomic.h>
 
@@ -104,6 +105,19 @@ void gpu_classify_uncached(const void *ptr, gpu_mem_t *out)
         return;
     }
     query(ptr, out, &start, &end);
+}
+
+void gpu_cuda_free_seen(uintptr_t addr, size_t size)
+{
+    /* size 0 or 1: the hook could not size the allocation (memory of another
+     * GPU than the current context's), so UCX forgot its first bytes only;
+     * the driver still knows it (the hook runs before the free) */
+    gpu_mem_t m;
+    uintptr_t start, end;
+    if (size > 1 || !gpu_state.on || !addr)
+        return;
+    if (query((const void *)addr, &m, &start, &end) == QUERY_CUDA && end > start)
+        ucx_memtype_forget(start, end - start);
 }
 
 uint64_t gpu_classify_misses(void)

@@ -22,6 +22,10 @@ extern gpu_state_t gpu_state;
 /* Ask the driver, bypassing the cache: the truth that tests compare with. */
 void gpu_classify_uncached(const void *ptr, gpu_mem_t *out);
 uint64_t gpu_classify_misses(void); /* gpu_classify calls that asked the driver */
+/* A CUDA free that the memory hooks saw at addr with size bytes (0 or 1: not
+ * known), before the memory goes: makes UCX forget all of the allocation
+ * (ucx_memtype_forget). */
+void gpu_cuda_free_seen(uintptr_t addr, size_t size);
 
 /* Make gpu_state.ctx current on this thread if it is not; returns the one
  * that was current so that gpu_ctx_leave can restore it (user code on this

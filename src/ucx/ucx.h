@@ -57,6 +57,11 @@ bool ucx_active(void);
  * of ours (no TCP in a job on one node, ...), unless UCX_TLS is set: for the
  * other UCP contexts of the process. */
 void ucx_config_transports(void *ucp_config);
+/* Drops [start, start + len) from UCX's memory-type cache: the whole of a
+ * freed GPU allocation whose free UCX's own hook could not size (it then
+ * keeps the allocation's device on the rest of the range: ucx_memtype.c).
+ * Safe inside a memory hook. */
+void ucx_memtype_forget(uintptr_t start, size_t len);
 /* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
 bool ucx_supports_cuda(void);
 const char *ucx_version(void);

@@ -11,6 +11,7 @@
  * Classification results are always compared with the driver's own answer
  * (gpu_classify_uncached) or with what the fake knows it handed out.
  */
+#include "ucx/ucx.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_cache.h"
 #include "gpu/gpu_cuda.h"
@@ -33,6 +34,12 @@ void ucm_event_leave(void);
 void ucm_event_dispatch(ucm_event_type_t type, ucm_event_t *event);
 
 #include "unit_check.h"
+
+/* libucs's memory-type cache (its header does not compile as strict C11) */
+void ucs_memtype_cache_update(const void *address, size_t size, ucs_memory_type_t mem_type, uint8_t sys_dev,
+                              uint8_t mem_flags);
+void ucs_memtype_cache_remove(const void *address, size_t size);
+ucs_status_t ucs_memtype_cache_lookup(const void *address, size_t size, void *mem_info);
 
 #define KiB ((uintptr_t)1024)
 #define MiB (1024 * KiB)
@@ -841,6 +848,26 @@ static void test_fake_driver(void)
     fake_expect(h1, 1, GPU_MEM_HOST, -1, 2, "cache off, host");
     gpu_finalize();
     unsetenv("AMPI_GPU_CACHE");
+
+    /* A device allocation whose free UCM could not size (another GPU's
+     * memory, freed under this device's context) leaves UCX's memory-type
+     * cache describing the rest of its range as that GPU's memory, and UCX
+     * later copies into memory of this GPU there in the wrong context: the
+     * library makes UCX forget the whole allocation.  (UCX inserts as when
+     * it looked at the buffer; UCM reports the free with size 1.) */
+    CHECK(gpu_init(0, 1) == 0 && gpu_enabled(), "init for the free hook");
+    CUdeviceptr dgone = 0;
+    CHECK(fake_MemAlloc(&dgone, 4 * 4096) == GPU_CU_SUCCESS, "fake cuMemAlloc");
+    void *gone = (void *)(uintptr_t)dgone;
+    char info[64]; /* a ucs_memory_info_t, and room to spare */
+    ucs_memtype_cache_lookup(gone, 1, info); /* creates UCX's cache, as ucp_init does */
+    ucs_memtype_cache_update(gone, 4 * 4096, UCS_MEMORY_TYPE_CUDA, 1, 1 /* registrable */);
+    CHECK(ucs_memtype_cache_lookup((char *)gone + 8192, 64, info) == UCS_OK, "UCX's cache did not take the range");
+    ucs_memtype_cache_remove(gone, 1); /* UCX's own hook, unable to size it */
+    gpu_cuda_free_seen((uintptr_t)gone, 1);
+    CHECK(ucs_memtype_cache_lookup((char *)gone + 8192, 64, info) == UCS_ERR_NO_ELEM,
+          "UCX still describes a freed allocation past its first bytes");
+    gpu_finalize();
 
     gpu_driver_use_for_testing(NULL);
     free(src);
