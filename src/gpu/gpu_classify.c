@@ -72,6 +72,10 @@ static void classify_miss(const void *ptr, size_t len, gpu_mem_t *out)
     case QUERY_CUDA:
         if (end > start)
             gpu_cache_insert(start, end, out, epoch);
+        /* an allocation seen for the first time (or since a free): whatever
+         * UCX kept of earlier memory at these addresses is no longer true */
+        if (end > start && (out->kind == GPU_MEM_DEVICE || out->kind == GPU_MEM_MANAGED))
+            ucx_memtype_recheck(start, end - start);
         break;
     case QUERY_HOST:
         /* The driver has no range for memory it does not know: cache the

@@ -62,6 +62,10 @@ void ucx_config_transports(void *ucp_config);
  * keeps the allocation's device on the rest of the range: ucx_memtype.c).
  * Safe inside a memory hook. */
 void ucx_memtype_forget(uintptr_t start, size_t len);
+/* Makes UCX ask the driver again, once, about [start, start + len): for a GPU
+ * allocation the library sees for the first time, so that no description UCX
+ * kept of earlier memory at those addresses survives into it. */
+void ucx_memtype_recheck(uintptr_t start, size_t len);
 /* Does this UCX move CUDA device memory itself (cuda_copy/cuda_ipc)? */
 bool ucx_supports_cuda(void);
 const char *ucx_version(void);

@@ -867,6 +867,24 @@ static void test_fake_driver(void)
     gpu_cuda_free_seen((uintptr_t)gone, 1);
     CHECK(ucs_memtype_cache_lookup((char *)gone + 8192, 64, info) == UCS_ERR_NO_ELEM,
           "UCX still describes a freed allocation past its first bytes");
+    /* However UCX came to keep another device on part of a new allocation,
+     * the library's first look at the allocation makes UCX ask again. */
+    CUdeviceptr dfresh = 0;
+    CHECK(fake_MemAlloc(&dfresh, 4 * 4096) == GPU_CU_SUCCESS, "fake cuMemAlloc");
+    char *fresh = (char *)(uintptr_t)dfresh;
+    ucs_memtype_cache_update(fresh + 8192, 8192, UCS_MEMORY_TYPE_CUDA, 1, 1); /* stale: device 1 */
+    gpu_mem_t fm;
+    gpu_classify(fresh + 100, 64, &fm);
+    struct { /* ucs_memory_info_t */
+        ucs_memory_type_t type;
+        uint8_t sys_dev;
+        void *base_address;
+        size_t alloc_length;
+        uint8_t mem_flags;
+    } mi = { UCS_MEMORY_TYPE_CUDA, 1, NULL, 0, 1 };
+    ucs_status_t st = ucs_memtype_cache_lookup(fresh + 12288, 64, &mi);
+    CHECK(fm.kind == GPU_MEM_DEVICE && (st != UCS_OK || mi.type == UCS_MEMORY_TYPE_UNKNOWN),
+          "UCX keeps device %d (type %d) on a new allocation the library has classified", mi.sys_dev, mi.type);
     gpu_finalize();
 
     gpu_driver_use_for_testing(NULL);
