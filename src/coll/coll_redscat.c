@@ -7,6 +7,7 @@
  *  - non-commutative ops: reduce the whole vector to rank 0 in rank order,
  *    then scatter the blocks. */
 #include "coll/coll_inter.h"
+#include "coll/coll_sched.h"
 
 #include <stdlib.h>
 
@@ -167,10 +168,20 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
     }
     coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount };
     int err = check_block(sendbuf, recvbuf, recvcount, datatype, op, &a.op);
-    if (!err)
+    if (!err && a.op.kernel && coll_sched_wanted(c, (size_t)recvcount * dt_size(datatype) * (size_t)c->size))
+        err = coll_sched_ireduce_scatter(r, c, sendbuf, recvbuf, NULL, recvcount, &a.op, request);
+    else if (!err)
         err = coll_nb_start(r, c, run_reduce_scatter, &a, request);
     COLL_CHECK(c, err, err, "MPI_Ireduce_scatter_block");
     return MPI_SUCCESS;
+}
+
+static size_t total_bytes(const core_comm_t *c, const int counts[], MPI_Datatype dt)
+{
+    size_t t = 0;
+    for (int i = 0; i < c->size; i++)
+        t += (size_t)counts[i];
+    return t * dt_size(dt);
 }
 
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
@@ -190,7 +201,10 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
     }
     coll_nb_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts };
     int err = check_vec(c, sendbuf, recvbuf, recvcounts, datatype, op, &a.op);
-    if (!err)
+    /* every member knows every count: the total decides alike */
+    if (!err && a.op.kernel && coll_sched_wanted(c, total_bytes(c, recvcounts, datatype)))
+        err = coll_sched_ireduce_scatter(r, c, sendbuf, recvbuf, recvcounts, 0, &a.op, request);
+    else if (!err)
         err = coll_nb_start(r, c, run_reduce_scatter, &a, request);
     COLL_CHECK(c, err, err, "MPI_Ireduce_scatter");
     return MPI_SUCCESS;

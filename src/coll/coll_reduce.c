@@ -10,6 +10,7 @@
  * (no copy of the input).  Its receives pull (coll_recv_pull): this core
  * reduces the data at once, so it copies it into its own cache itself. */
 #include "coll/coll_inter.h"
+#include "coll/coll_sched.h"
 
 #include <stdlib.h>
 
@@ -285,7 +286,9 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     }
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count, .root = root };
     int err = check(c, sendbuf, recvbuf, count, datatype, op, root, &a.sbuf, &a.op);
-    if (!err)
+    if (!err && a.op.kernel && coll_sched_wanted(c, (size_t)count * dt_size(datatype))) /* coll_sched.h */
+        err = coll_sched_ireduce(r, c, a.sbuf, recvbuf, (size_t)count, &a.op, root, request);
+    else if (!err)
         err = coll_nb_start(r, c, run_reduce, &a, request);
     COLL_CHECK(c, err, err, "MPI_Ireduce");
     return MPI_SUCCESS;

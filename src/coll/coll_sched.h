@@ -9,8 +9,9 @@
  * progressed the worker, the process's progress thread included.  The
  * user's request completes on the ranks' thread (the progress hook).
  *
- * Taken for MPI_Ibcast, MPI_Iallreduce (predefined ops on types without
- * gaps), MPI_Ialltoall, MPI_Igather and MPI_Iscatter of at least
+ * Taken for MPI_Ibcast, MPI_Iallreduce, MPI_Ireduce, MPI_Ireduce_scatter(_block)
+ * (those four: predefined ops on types without gaps), MPI_Ialltoall,
+ * MPI_Igather and MPI_Iscatter of at least
  * AMPI_NBC_PROGRESS_MIN bytes on
  * intracommunicators that span several processes, when the worker exists (jobs of several processes; off with
  * AMPI_NBC_PROGRESS=0).  Every member decides alike, from what all of them
@@ -24,7 +25,8 @@
 
 /* Whether the collectives above on c take a schedule (the same answer on
  * every member): bytes is what every member has alike, the message of
- * Ibcast and Iallreduce, the whole receive buffer of Ialltoall, the root's
+ * Ibcast, Iallreduce and Ireduce, the whole input of Ireduce_scatter(_block)
+ * (every member knows every block), the whole receive buffer of Ialltoall, the root's
  * whole buffer of Igather and Iscatter (a block times the members).  Below
  * AMPI_NBC_PROGRESS_MIN the helper threads' direct copies win: a schedule's
  * steps cross a thread and a UCX worker each (osu_iallreduce's pure
@@ -46,6 +48,13 @@ int coll_sched_ibcast(p2p_rank_t *r, core_comm_t *c, void *buf, int count, MPI_D
 /* sbuf: the input (recvbuf for MPI_IN_PLACE); op->kernel set; op->dt without gaps */
 int coll_sched_iallreduce(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void *rbuf, size_t count,
                           const coll_op_t *op, MPI_Request *request);
+/* as iallreduce; rbuf significant at the root, where sbuf == rbuf is MPI_IN_PLACE */
+int coll_sched_ireduce(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void *rbuf, size_t count,
+                       const coll_op_t *op, int root, MPI_Request *request);
+/* counts: each member's block (Ireduce_scatter), or NULL and count for all
+ * (Ireduce_scatter_block); sbuf may be MPI_IN_PLACE (the input in rbuf) */
+int coll_sched_ireduce_scatter(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void *rbuf, const int counts[],
+                               int count, const coll_op_t *op, MPI_Request *request);
 /* sbuf may be MPI_IN_PLACE */
 int coll_sched_ialltoall(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                          int rcount, MPI_Datatype rdt, MPI_Request *request);

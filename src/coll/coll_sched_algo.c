@@ -36,10 +36,7 @@ bool sched_bcast(sched_t *s)
 
 enum { AR_FOLD = 0, AR_UNFOLD = 1, AR_ROUND = 2 };
 
-/* acc = lower op higher of our data and the partner's (other), by the
- * host kernel: the schedule's data is host memory, whatever thread runs
- * this.  The result may land in other; the pointers then swap. */
-static void combine(sched_t *s, bool other_is_lower)
+void sched_combine(sched_t *s, bool other_is_lower)
 {
     if (other_is_lower) {
         s->op.kernel(s->other, s->acc, s->count);
@@ -85,7 +82,7 @@ bool sched_allreduce(sched_t *s)
         return false;
     }
     if (s->red_peer >= 0) { /* the data the previous step brought */
-        combine(s, s->red_peer < me);
+        sched_combine(s, s->red_peer < me);
         s->red_peer = -1;
     }
     if (s->newrank >= 0 && s->mask < s->pof2) {

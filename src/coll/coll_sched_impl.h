@@ -97,6 +97,11 @@ void sched_unstage(sched_t *s);
 void sched_send(sched_t *s, int peer, const void *buf, size_t len, int tag);
 void sched_recv(sched_t *s, int peer, void *buf, size_t len, int tag);
 
+/* acc = lower op higher of our data and the partner's (other), by the
+ * host kernel: the schedule's data is host memory, whatever thread runs
+ * this.  The result may land in other; the pointers then swap. */
+void sched_combine(sched_t *s, bool other_is_lower);
+
 /* Creates the schedule and its request; nothing runs yet. */
 sched_t *sched_new(p2p_rank_t *r, core_comm_t *c, sched_step_fn *fn, MPI_Request *request, int *err);
 /* Runs its first steps (until one waits) and hands it to the network. */
@@ -107,5 +112,7 @@ bool sched_allreduce(sched_t *s);
 bool sched_alltoall(sched_t *s);
 bool sched_gather(sched_t *s);
 bool sched_scatter(sched_t *s);
+bool sched_reduce(sched_t *s);
+bool sched_reduce_scatter(sched_t *s);
 
 #endif
