@@ -106,6 +106,28 @@ bool sched_cma_send(sched_t *s, int proc, const sched_wire_t *key, const void *b
     return true;
 }
 
+/* A reduction's receive (s->fold) reads the peer's operand in pieces that
+ * stay in cache and folds each into the accumulator at once, as the blocking
+ * reduction's pull does, instead of copying it whole and reducing it after
+ * (predefined ops commute: acc = piece op acc).  Ireduce, 2 processes, 2-vCPU
+ * machine: see BENCHMARKS.md (2026-11-27). */
+#define FOLD_PIECE (64 * 1024)
+
+static void fold_from(sched_t *s, int32_t pid, uint64_t addr, size_t n, int sender)
+{
+    size_t el = s->count ? s->bytes / s->count : 1, piece = FOLD_PIECE / el * el;
+    char *tmp = malloc(piece ? piece : 1);
+    if (!tmp || !piece)
+        util_fatal("out of memory for a nonblocking reduction");
+    for (size_t off = 0; off < n; off += piece) {
+        size_t c = n - off < piece ? n - off : piece;
+        p2p_cma_copy(pid, tmp, addr + off, c, false, sender);
+        s->op.kernel(tmp, (char *)s->acc + off, c / el);
+    }
+    free(tmp);
+    s->folded = true;
+}
+
 void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
 {
     int sender = core_comm_world_rank(s->c, h->src);
@@ -123,7 +145,9 @@ void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
         s->pending++;
         pend_new(&fins, h, s, buf, half, 0);
     }
-    if (n > half)
+    if (n > half && s->fold && h->whole)
+        fold_from(s, h->pid, h->addr, n, sender);
+    else if (n > half)
         p2p_cma_copy(h->pid, (char *)buf + half, h->addr + half, n - half, false, sender);
     control(sender, h, SCHED_DONE, 0, 0, 0);
 }

@@ -36,6 +36,8 @@ struct sched {
     int pof2, rem, newrank, mask, red_peer;
     bool unfolded;
     bool whole; /* every process sends what it receives: CMA receivers read whole messages */
+    bool fold;   /* a reduction: a whole CMA message is folded into acc as it is read (coll_sched_cma.c) */
+    bool folded; /* ... and the last one was: nothing left to combine */
 
     /* a user buffer behind a host copy (device memory, a type with gaps):
      * stage (freed at completion) goes back into it when ubytes != 0 */

@@ -25,8 +25,10 @@ bool sched_reduce(sched_t *s)
         if (s->acc != s->sbuf && s->bytes)
             memcpy(s->acc, s->sbuf, s->bytes);
     }
-    if (s->red_peer >= 0) { /* the data the previous step brought */
-        sched_combine(s, false);
+    if (s->red_peer >= 0) { /* the data the previous step brought, unless folded in as it came */
+        if (!s->folded)
+            sched_combine(s, false);
+        s->folded = false;
         s->red_peer = -1;
     }
     while (s->mask < n) {
@@ -76,6 +78,7 @@ int coll_sched_ireduce(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void *rb
     s->scratch = scratch;
     s->acc = is_root ? s->rbuf : scratch;
     s->other = is_root ? scratch : scratch + bytes;
+    s->whole = s->fold = true; /* a parent reads each child's result itself and folds it in */
     sched_start(s);
     return MPI_SUCCESS;
 }
