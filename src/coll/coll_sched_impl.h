@@ -44,6 +44,7 @@ struct sched {
     int ucount;
     MPI_Datatype udt;
     size_t ubytes;
+    void (*unstage)(sched_t *s); /* set: does the copy back instead (v-forms' blocks) */
 };
 
 /* The header of every schedule message.  The first five fields name the
@@ -107,5 +108,6 @@ bool sched_allreduce(sched_t *s);
 bool sched_alltoall(sched_t *s);
 bool sched_gather(sched_t *s);
 bool sched_scatter(sched_t *s);
+bool sched_allgather(sched_t *s);
 
 #endif
