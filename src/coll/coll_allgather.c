@@ -10,6 +10,7 @@
  * send buffer and is copied into place while the first step's messages
  * travel. */
 #include "coll/coll_inter.h"
+#include "coll/coll_sched.h"
 
 /* `own`: our block, still in the send buffer (NULL when in place); it
  * goes out from there in the first step and is copied into place while
@@ -148,8 +149,19 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         int err = request ? coll_inter_allgather(r, c, &a, request) : MPI_ERR_REQUEST;
         return coll_inter_return(c, err, "MPI_Iallgather");
     }
-    int err = coll_nb_start_uniform(r, c, run_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    request);
+    int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf_nc(sendbuf, sendcount, sendtype);
+    if (!err)
+        err = coll_check_buf_nc(recvbuf, recvcount, recvtype);
+    /* what every member has alike: the whole receive buffer */
+    if (!err && coll_sched_wanted(c, coll_block_bytes(recvcount, recvtype) * (size_t)c->size)) {
+        err = coll_sched_iallgather(r, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, request);
+        COLL_CHECK(c, err, err, "MPI_Iallgather");
+        return MPI_SUCCESS;
+    }
+    coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcount = recvcount,
+                         .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };
+    if (!err)
+        err = coll_nb_start(r, c, run_allgather, &a, request);
     COLL_CHECK(c, err, err, "MPI_Iallgather");
     return MPI_SUCCESS;
 }
@@ -169,6 +181,16 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int err = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : coll_check_buf_nc(sendbuf, sendcount, sendtype);
     if (!err)
         err = coll_check_vec_nc(recvbuf, recvcounts, displs, c->size, recvtype);
+    /* what every member has alike: the whole receive buffer (all know every count) */
+    size_t rall = 0;
+    for (int i = 0; !err && i < c->size; i++)
+        rall += coll_block_bytes(recvcounts[i], recvtype);
+    if (!err && coll_sched_wanted(c, rall)) {
+        err = coll_sched_iallgatherv(r, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                     request);
+        COLL_CHECK(c, err, err, "MPI_Iallgatherv");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcounts = recvcounts,
                          .rdispls = displs, .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
                          .rdt = recvtype };

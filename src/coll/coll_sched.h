@@ -11,7 +11,7 @@
  *
  * Taken for MPI_Ibcast, MPI_Iallreduce, MPI_Ireduce, MPI_Ireduce_scatter(_block)
  * (those four: predefined ops on types without gaps), MPI_Ialltoall,
- * MPI_Igather and MPI_Iscatter of at least
+ * MPI_Igather, MPI_Iscatter and MPI_Iallgather(v) of at least
  * AMPI_NBC_PROGRESS_MIN bytes on
  * intracommunicators that span several processes, when the worker exists (jobs of several processes; off with
  * AMPI_NBC_PROGRESS=0).  Every member decides alike, from what all of them
@@ -26,8 +26,9 @@
 /* Whether the collectives above on c take a schedule (the same answer on
  * every member): bytes is what every member has alike, the message of
  * Ibcast, Iallreduce and Ireduce, the whole input of Ireduce_scatter(_block)
- * (every member knows every block), the whole receive buffer of Ialltoall, the root's
- * whole buffer of Igather and Iscatter (a block times the members).  Below
+ * (every member knows every block), the whole receive buffer of Ialltoall
+ * and Iallgather(v), the root's whole buffer of Igather and Iscatter (a
+ * block times the members).  Below
  * AMPI_NBC_PROGRESS_MIN the helper threads' direct copies win: a schedule's
  * steps cross a thread and a UCX worker each (osu_iallreduce's pure
  * communication time, 2 processes on a loaded 2-vCPU machine: 5.5-21 against
@@ -65,6 +66,13 @@ int coll_sched_iscatter(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int sco
                         int rcount, MPI_Datatype rdt, int root, MPI_Request *request);
 int coll_sched_igather(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                        int rcount, MPI_Datatype rdt, int root, MPI_Request *request);
+
+/* sbuf may be MPI_IN_PLACE (our block is in rbuf then); the v-form's
+ * blocks are rcounts[i] elements of rdt at displs[i] extents. */
+int coll_sched_iallgather(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                          int rcount, MPI_Datatype rdt, MPI_Request *request);
+int coll_sched_iallgatherv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt,
+                           void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Request *request);
 
 /* The worker's handler of arriving schedule messages (ucx_async_init). */
 bool coll_sched_arrived(const void *hdr, size_t hlen, const void *data, void *desc, size_t len);

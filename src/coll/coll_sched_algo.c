@@ -169,7 +169,9 @@ void sched_unstage_into(sched_t *s, void *buf, int count, MPI_Datatype dt, size_
 
 void sched_unstage(sched_t *s)
 {
-    if (s->ubytes) {
+    if (s->unstage) {
+        s->unstage(s);
+    } else if (s->ubytes) {
         if (coll_nc_type(s->udt))
             coll_nc_unpack_buf(s->stage, s->ubytes, s->ubuf, s->ucount, s->udt);
         else

@@ -46,6 +46,7 @@ struct sched {
     int ucount;
     MPI_Datatype udt;
     size_t ubytes;
+    void (*unstage)(sched_t *s); /* set: does the copy back instead (v-forms' blocks) */
 };
 
 /* The header of every schedule message.  The first five fields name the
@@ -116,5 +117,6 @@ bool sched_gather(sched_t *s);
 bool sched_scatter(sched_t *s);
 bool sched_reduce(sched_t *s);
 bool sched_reduce_scatter(sched_t *s);
+bool sched_allgather(sched_t *s);
 
 #endif

@@ -6,7 +6,7 @@
  * the large-message algorithms; MPI_DOUBLE_INT with MINLOC.  Operands are
  * small integers (products of +-1 and 2), so every result is exact in any
  * combining order and compares equal to the host's.  Data movement (Bcast,
- * Gather(v), Scatter(v), Allgather(v), Alltoall(v), Ibcast, Iallgather,
+ * Gather(v), Scatter(v), Allgather(v), Alltoall(v), Ibcast, Iallgather(v),
  * Ialltoall) carries element values that name their source rank and
  * position.  Every result is copied back to the host and checked element by
  * element; receive buffers are poisoned first.  Last, a user-defined op on
@@ -266,6 +266,14 @@ static void movement(ctx_t *c, size_t n)
     MPI_OK(c, "Iallgather", MPI_Iallgather(c->d1, cnt, MPI_INT, c->d2, cnt, MPI_INT, MPI_COMM_WORLD, &rq));
     MPI_OK(c, "Wait", MPI_Wait(&rq, MPI_STATUS_IGNORE));
     for (int k = 0; k < p; k++) check_block(c, "Iallgather", c->d2, n, k, k, 0);
+    for (int inplace = 0; inplace < 2; inplace++) { /* the schedules copy each block back on their own */
+        const char *what = inplace ? "Iallgatherv (in place)" : "Iallgatherv";
+        poison(c->d2, all);
+        fill_blocks(c, inplace ? (int *)c->d2 + (size_t)(p - 1 - me) * n : c->d1, 1, n, 0);
+        MPI_OK(c, what, MPI_Iallgatherv(inplace ? MPI_IN_PLACE : c->d1, cnt, MPI_INT, c->d2, counts, displs, MPI_INT, MPI_COMM_WORLD, &rq));
+        MPI_OK(c, "Wait", MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        for (int k = 0; k < p; k++) check_block(c, what, c->d2, n, p - 1 - k, k, 0);
+    }
     fill_blocks(c, c->d1, p, n, 1);
     poison(c->d2, all);
     MPI_OK(c, "Ialltoall", MPI_Ialltoall(c->d1, cnt, MPI_INT, c->d2, cnt, MPI_INT, MPI_COMM_WORLD, &rq));

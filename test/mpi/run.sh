@@ -60,6 +60,7 @@ coll_nb           all                    0        -
 coll_nb_async     all,6x6                0        -
 coll_nb_rooted    all,6x6                0        -
 coll_nb_reduce    all,6x6                0        -
+coll_nb_allgather all,6x6                0        -
 coll_neighbor     all                    0        -
 coll_alltoallw    all                    0        -
 coll_sizes        all                    0        -
@@ -133,7 +134,7 @@ RMA_ROUTE_PROGS='rma_shm rma_acc rma_basic rma_fetch_large'
 # Nonblocking collectives of every size on the progress thread's schedules
 # (by default only those of 128 KiB and more take them).
 NBC_ROUTE_SETTINGS='AMPI_NBC_PROGRESS_MIN=0'
-NBC_ROUTE_PROGS='coll_nb_async coll_nb_rooted coll_nb_reduce'
+NBC_ROUTE_PROGS='coll_nb_async coll_nb_rooted coll_nb_reduce coll_nb_allgather'
 ROUTE_CELLS='2x4 4x4'
 
 RUN_TIMEOUT=60   # ampirun --timeout
