@@ -121,7 +121,7 @@ static bool complete(int kind, const volatile int *buf, const int *counts, const
     return true;
 }
 
-static int part2(int rank, int size, int kind, size_t blk, bool concurrent, int it)
+static int part2(int rank, int size, int kind, size_t blk, int it)
 {
     int errs = 0;
     const char *name = kind == K_ALL ? "Iallgather" : "Iallgatherv";
@@ -152,7 +152,7 @@ static int part2(int rank, int size, int kind, size_t blk, bool concurrent, int 
             MPI_Iallgather(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
         else
             MPI_Iallgatherv(sb, counts[0], MPI_INT, rb, counts, displs, MPI_INT, MPI_COMM_WORLD, &q);
-        if (concurrent && size > 1 && all * sizeof(int) >= mt_nbc_progress_min()) {
+        if (mt_nbc_computes(all * sizeof(int))) {
             /* compute: no MPI call until done */
             double t0 = mt_now();
             while (!complete(kind, rb, counts, displs, size, it) && mt_now() - t0 < BAIL_S)
@@ -175,21 +175,12 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank = mt_rank(), size = mt_size(), errs = 0;
-    MPI_Comm split;
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
     const size_t blocks[] = { 1, 1000, 40000 };
     int it = 0;
-    for (int b = 0; b < 3 && !errs; b++)
-        for (int rep = 0; rep < 2 && !errs; rep++, it++) {
-            errs += part1_on(MPI_COMM_WORLD, "world", it, blocks[b], rep == 1);
-            errs += part1_on(split, "split", it, blocks[b], rep == 0);
-        }
-    const char *ls = getenv("AMPI_LOCAL_SIZE");
-    bool concurrent = ls && atoi(ls) > 1;
+    errs += mt_nbc_data(part1_on, blocks, 3, &it);
     for (int kind = K_ALL; kind <= K_ALLV && !errs; kind++)
         for (int b = 0; b < 3 && !errs; b++, it++)
-            errs += part2(rank, size, kind, blocks[b], concurrent, it);
-    MPI_Comm_free(&split);
+            errs += part2(rank, size, kind, blocks[b], it);
     mt_finish(errs, "coll_nb_allgather OK");
     MPI_Finalize();
     return 0;

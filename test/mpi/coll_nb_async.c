@@ -200,7 +200,7 @@ static bool complete(int kind, const volatile int *buf, size_t len, const ctx_t 
     return true;
 }
 
-static int part2(int rank, int size, int kind, size_t n, bool concurrent, int it)
+static int part2(int rank, int size, int kind, size_t n, int it)
 {
     int errs = 0, root = size - 1;
     size_t blk = n / (size_t)size ? n / (size_t)size : 1;
@@ -224,7 +224,7 @@ static int part2(int rank, int size, int kind, size_t n, bool concurrent, int it
         for (int i = 1; i < size; i++)
             MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Request q = start(kind, sb, rb, n, blk, root);
-        if (concurrent && size > 1 && len * sizeof(int) >= mt_nbc_progress_min()) {
+        if (mt_nbc_computes(len * sizeof(int))) {
             /* compute: no MPI call until done */
             double t0 = mt_now();
             while (!complete(kind, rb, len, &c) && mt_now() - t0 < BAIL_S)
@@ -254,11 +254,9 @@ int main(int argc, char **argv)
             errs += part1(rank, size, split, it, sizes[s], rep == 1);
     for (int s = 0; s < 3 && !errs; s++, it++)
         errs += part1b(rank, size, it, (int)sizes[s]);
-    const char *ls = getenv("AMPI_LOCAL_SIZE");
-    bool concurrent = ls && atoi(ls) > 1;
     for (int kind = 0; kind < NKINDS && !errs; kind++)
         for (int s = 0; s < 3 && !errs; s++, it++)
-            errs += part2(rank, size, kind, sizes[s], concurrent, it);
+            errs += part2(rank, size, kind, sizes[s], it);
     MPI_Comm_free(&split);
     mt_finish(errs, "coll_nb_async OK");
     MPI_Finalize();

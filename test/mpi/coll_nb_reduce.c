@@ -167,7 +167,7 @@ static void start(int kind, int *sb, int *rb, size_t cnt, MPI_Request *q)
         MPI_Ireduce_scatter_block(sb, rb, (int)cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, q);
 }
 
-static int part2(int rank, int size, int kind, size_t cnt, bool concurrent, int it)
+static int part2(int rank, int size, int kind, size_t cnt, int it)
 {
     const char *what = kind == K_REDUCE ? "Ireduce" : "Ireduce_scatter_block";
     size_t in = kind == K_REDUCE ? cnt : cnt * (size_t)size;
@@ -186,7 +186,7 @@ static int part2(int rank, int size, int kind, size_t cnt, bool concurrent, int 
         for (int i = 1; i < size; i++)
             MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         start(kind, sb, rb, cnt, &q);
-        if (concurrent && size > 1 && in * sizeof(int) >= mt_nbc_progress_min()) {
+        if (mt_nbc_computes(in * sizeof(int))) {
             /* compute: no MPI call until done */
             double t0 = mt_now();
             while (!complete(rb, cnt, size, it) && mt_now() - t0 < BAIL_S)
@@ -207,21 +207,12 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank = mt_rank(), size = mt_size(), errs = 0;
-    MPI_Comm split;
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
     const size_t counts[] = { 1, 1000, 40000 };
     int it = 0;
-    for (int b = 0; b < 3 && !errs; b++)
-        for (int rep = 0; rep < 2 && !errs; rep++, it++) {
-            errs += part1_on(MPI_COMM_WORLD, "world", it, counts[b], rep == 1);
-            errs += part1_on(split, "split", it, counts[b], rep == 0);
-        }
-    const char *ls = getenv("AMPI_LOCAL_SIZE");
-    bool concurrent = ls && atoi(ls) > 1;
+    errs += mt_nbc_data(part1_on, counts, 3, &it);
     for (int kind = K_REDUCE; kind <= K_REDSCAT && !errs; kind++)
         for (int b = 0; b < 3 && !errs; b++, it++)
-            errs += part2(rank, size, kind, counts[b], concurrent, it);
-    MPI_Comm_free(&split);
+            errs += part2(rank, size, kind, counts[b], it);
     mt_finish(errs, "coll_nb_reduce OK");
     MPI_Finalize();
     return 0;

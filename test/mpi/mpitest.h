@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,36 @@ static inline MPI_Datatype mt_strided_ints(int n)
     MPI_Type_free(&v);
     MPI_Type_commit(&t);
     return t;
+}
+
+/* The data part of the nonblocking collectives' tests (coll_nb_*.c):
+ * part1(comm, name, it, n, in_place) for each of the sizes, twice, on
+ * MPI_COMM_WORLD and on a split communicator whose ranks come in reverse
+ * order, in place on one of them each time; *it counts the rounds.  Stops
+ * at the first error. */
+typedef int mt_nbc_part_fn(MPI_Comm comm, const char *name, int it, size_t n, bool in_place);
+static inline int mt_nbc_data(mt_nbc_part_fn *part1, const size_t *sizes, int nsizes, int *it)
+{
+    int errs = 0;
+    MPI_Comm split;
+    MPI_Comm_split(MPI_COMM_WORLD, mt_rank() % 2, mt_size() - mt_rank(), &split);
+    for (int b = 0; b < nsizes && !errs; b++)
+        for (int rep = 0; rep < 2 && !errs; rep++, (*it)++) {
+            errs += part1(MPI_COMM_WORLD, "world", *it, sizes[b], rep == 1);
+            errs += part1(split, "split", *it, sizes[b], rep == 0);
+        }
+    MPI_Comm_free(&split);
+    return errs;
+}
+
+/* Whether rank 0 of those tests' progress part computes without MPI calls
+ * while its collective of `bytes` is under way: in jobs of several
+ * processes, where the library moves the collective on a progress thread
+ * (at AMPI_NBC_PROGRESS_MIN bytes and more). */
+static inline bool mt_nbc_computes(size_t bytes)
+{
+    const char *ls = getenv("AMPI_LOCAL_SIZE");
+    return ls && atoi(ls) > 1 && mt_size() > 1 && bytes >= mt_nbc_progress_min();
 }
 
 #endif
