@@ -84,6 +84,10 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
                                 "CPU of the process's progress threads (-1: the process's own); ampirun sets it "
                                 "where there are two CPUs per process",
                                 "README.md" },
+    [CORE_SET_PROGRESS_SPIN] = { "AMPI_PROGRESS_SPIN", CORE_TYPE_BOOL, "on", 0, 0, NULL,
+                                 "a collectives' progress thread on a CPU of its own polls every few microseconds "
+                                 "while a collective is under way and wakes at once for the next (off: 50 us naps)",
+                                 "README.md" },
     [CORE_SET_PRIVATIZE] = { "AMPI_PRIVATIZE", CORE_TYPE_BOOL, "on", 0, 0, NULL,
                              "programs built with ampicc -privatize load a copy per rank (off: per process)",
                              "README.md" },

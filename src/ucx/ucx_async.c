@@ -153,7 +153,7 @@ int ucx_async_poll(void)
     return n;
 }
 
-void ucx_async_busy(int n) { atomic_store_explicit(&A.w.busy, n, memory_order_relaxed); }
+void ucx_async_busy(int n) { ucx_side_busy(&A.w, n); }
 
 void ucx_async_thread_start(void)
 {

@@ -3,7 +3,11 @@
 #include <sched.h>
 #include "ucx/ucx_side.h"
 
+#include <linux/futex.h>
 #include <poll.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <time.h>
 #include "core/core_settings.h"
@@ -60,7 +64,8 @@ ucp_ep_h ucx_side_connect(ucx_side_t *s, int proc, const void *addr, const char 
     return ep;
 }
 
-enum { NAP_NS = 50000, NAP_MAX_NS = 1000000, POLLING_NS = 20000 };
+enum { NAP_NS = 50000, NAP_MAX_NS = 1000000, POLLING_NS = 20000, SPIN_NAP_NS = 2000 };
+#define SPIN_AWAKE_NS 200000u /* spin mode: awake this long after the last work */
 
 /* Whether the ranks' thread polled within the last POLLING_NS: it was in a
  * wait loop when this thread took the core from it. */
@@ -98,15 +103,63 @@ static bool pin_to_progress_cpu(void)
     return true;
 }
 
+/* Spin mode (ucx_side.h): a thread on a CPU of its own with the stamped
+ * worker, unless AMPI_PROGRESS_SPIN=off.  Its naps are exact: the default
+ * timer slack (50 us) would double them. */
+static bool spin_mode(const ucx_side_t *s, bool own_cpu)
+{
+    if (!own_cpu || !s->stamped || !core_setting_bool(CORE_SET_PROGRESS_SPIN))
+        return false;
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    util_debug("progress thread: a CPU of its own, spin mode");
+    return true;
+}
+
+static void nap_ns(long ns)
+{
+    struct timespec t = { 0, ns };
+    nanosleep(&t, NULL);
+}
+
+/* The nap after a look that found the ranks' thread at the worker. */
+static void stand_aside(long *long_nap, bool own_cpu, bool spin)
+{
+    if (spin)
+        nap_ns(SPIN_NAP_NS);
+    else
+        back_off(long_nap, own_cpu);
+}
+
+/* Spin mode with no work under way: sleep until ucx_side_busy announces
+ * some (NAP_MAX_NS at most, the safety net of a missed wake). */
+static void doze(ucx_side_t *s)
+{
+    atomic_store(&s->dozing, true);
+    if (atomic_load(&s->busy) == 0) {
+        struct timespec t = { 0, NAP_MAX_NS };
+        syscall(SYS_futex, (void *)&s->busy, FUTEX_WAIT_PRIVATE, 0, &t, NULL, 0);
+    }
+    atomic_store(&s->dozing, false);
+}
+
+void ucx_side_busy(ucx_side_t *s, int n)
+{
+    /* seq_cst on both sides: either the thread sees n before it sleeps or
+     * this sees it dozing and wakes it */
+    if (atomic_exchange(&s->busy, n) == 0 && n > 0 && atomic_load(&s->dozing))
+        syscall(SYS_futex, (void *)&s->busy, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static void *side_thread(void *arg)
 {
     ucx_side_t *s = arg;
     /* on a CPU of its own it advances transfers while the ranks compute
      * rather than taking turns with them */
-    bool own_cpu = pin_to_progress_cpu();
+    bool own_cpu = pin_to_progress_cpu(), spin = spin_mode(s, own_cpu);
     unsigned idle = 0, seen = atomic_load(&s->pe_polls);
     struct timespec nap = { 0, NAP_NS };
     long long_nap = NAP_NS; /* stamped: the nap while the ranks' thread keeps polling */
+    uint64_t last_work = 0; /* spin mode: when work was last seen under way */
     while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
         unsigned now = atomic_load_explicit(&s->pe_polls, memory_order_relaxed);
         if (s->stamped && atomic_load_explicit(&s->busy, memory_order_relaxed) == 0) {
@@ -116,9 +169,16 @@ static void *side_thread(void *arg)
                 if (s->lock)
                     pthread_mutex_unlock(s->lock);
             }
-            back_off(&long_nap, own_cpu);
+            if (!spin)
+                back_off(&long_nap, own_cpu);
+            else if (ucx_side_now() - last_work < SPIN_AWAKE_NS)
+                nap_ns(SPIN_NAP_NS);
+            else
+                doze(s);
             continue;
         }
+        if (spin)
+            last_work = ucx_side_now();
         if (now != seen) {
             seen = now;
             idle = 0;
@@ -127,7 +187,7 @@ static void *side_thread(void *arg)
                 continue;
             }
             if (polling_now(s)) {
-                back_off(&long_nap, own_cpu);
+                stand_aside(&long_nap, own_cpu, spin);
                 continue;
             }
         }
@@ -135,7 +195,7 @@ static void *side_thread(void *arg)
             /* the ranks' thread is progressing: waiting for it on this core
              * would only take the core from it */
             if (s->stamped)
-                back_off(&long_nap, own_cpu);
+                stand_aside(&long_nap, own_cpu, spin);
             else
                 nanosleep(&nap, NULL);
             continue;
@@ -143,14 +203,16 @@ static void *side_thread(void *arg)
         long_nap = NAP_NS; /* the ranks' thread is elsewhere: this thread polls for it */
         unsigned n = ucp_worker_progress(s->worker);
         ucs_status_t armed = UCS_ERR_BUSY;
-        if (!n && ++idle >= 64 && s->efd >= 0)
+        if (!n && ++idle >= 64 && s->efd >= 0 && !spin)
             armed = ucp_worker_arm(s->worker);
         if (s->lock)
             pthread_mutex_unlock(s->lock);
         if (n) {
             idle = 0;
         } else if (idle >= 64) {
-            if (armed != UCS_ERR_BUSY) { /* armed, or arming failed: the timeout is the safety net */
+            if (spin) {
+                nap_ns(SPIN_NAP_NS); /* a quiet worker: a short nap, never the 1 ms poll */
+            } else if (armed != UCS_ERR_BUSY) { /* armed, or arming failed: the timeout is the safety net */
                 struct pollfd p = { .fd = s->efd, .events = POLLIN };
                 poll(&p, 1, 1);
             } else if (s->efd < 0) {

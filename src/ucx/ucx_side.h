@@ -24,7 +24,18 @@
  * finds it elsewhere polls at once and naps 50 us again.  While no work
  * is under way (busy 0) a look progresses the worker once, for the sends
  * of finished work, and backs off likewise.  The same loop then took
- * 11.5-12.5 us, and 116-122 us at 1 MiB against 140-176. */
+ * 11.5-12.5 us, and 116-122 us at 1 MiB against 140-176.
+ *
+ * A thread on a CPU of its own (AMPI_PROGRESS_CPU) takes no core from the
+ * ranks, and there a nap is what delays a transfer: with 50 us naps, which
+ * the kernel's default timer slack stretches to about 100 us, IMB-NBC on
+ * the 2 x H200 host overlapped nothing where the computation was shorter
+ * than about 100 us (Ibcast up to 2 MiB, Ialltoall up to 256 KiB) and
+ * 39-77 % where it was longer (BENCHMARKS.md, 3d0bcb6).  So there, for the
+ * stamped worker and unless AMPI_PROGRESS_SPIN=off, it naps 2 us with a
+ * timer slack of 1 ns, polls without arming while work is under way, stays
+ * awake 200 us after the last work and then sleeps on the busy count's
+ * futex, which the start of the next work wakes (ucx_side_busy). */
 #ifndef AMPI_UCX_SIDE_H
 #define AMPI_UCX_SIDE_H
 
@@ -51,6 +62,7 @@ typedef struct ucx_side {
     bool stamped;              /* the ranks' thread also stamps its polls: */
     _Atomic uint64_t pe_stamp; /* CLOCK_MONOTONIC ns of the last, */
     _Atomic int busy;          /* and says how much work is under way */
+    _Atomic bool dozing;       /* the progress thread sleeps until busy turns nonzero */
 } ucx_side_t;
 
 /* Makes the context from params (the caller's features and hints, over the
@@ -85,6 +97,9 @@ static inline void ucx_side_polling(ucx_side_t *s)
     if (s->stamped && n % 16 == 0)
         atomic_store_explicit(&s->pe_stamp, ucx_side_now(), memory_order_relaxed);
 }
+/* The work under way is now n (the ranks' thread): wakes the progress
+ * thread where it sleeps for the lack of any. */
+void ucx_side_busy(ucx_side_t *s, int n);
 /* At process exit: stops the progress thread, flushes the worker, closes
  * the endpoints and frees everything. */
 void ucx_side_close(ucx_side_t *s);
