@@ -145,6 +145,12 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int err = check_send(c, sendbuf, sendcount, sendtype, root);
     if (!err && c->rank == root)
         err = coll_check_vec_nc(recvbuf, recvcounts, displs, c->size, recvtype);
+    /* block by block: a member knows only its own (coll_sched.h) */
+    if (!err && coll_sched_igatherv(r, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                                    request, &err)) {
+        COLL_CHECK(c, err, err, "MPI_Igatherv");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf, .rcounts = recvcounts,
                          .rdispls = displs, .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype),
                          .rdt = coll_nb_type(c->rank == root, recvtype), .root = root };

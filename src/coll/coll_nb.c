@@ -186,7 +186,7 @@ static int launch(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_a
     o->ult->id = r->core.world;
     /* the sequence number is taken only once nothing can fail any more, so
      * every member counts the same collectives */
-    o->tag = tag >= 0 ? tag : COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(coll_nb_next_seq(r, c) % SEQ_MOD);
+    o->tag = tag >= 0 ? tag : coll_nb_tag(coll_nb_next_seq(r, c));
     retain_types(&o->a);
     q->active = true;
     q->complete = false;
@@ -246,7 +246,7 @@ int coll_nb_persist(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb
         return err;
     }
     retain_types(&p->a);
-    p->tag = COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(coll_nb_next_seq(r, c) % SEQ_MOD);
+    p->tag = coll_nb_tag(coll_nb_next_seq(r, c));
     p2p_req_t *q = p2p_req_new(r, P2P_REQ_SEND);
     q->persistent = true;
     q->active = false;
@@ -264,16 +264,24 @@ void coll_nb_capture(bool on) { capturing = on; }
 
 bool coll_nb_capturing(void) { return capturing; }
 
+int coll_nb_tag(uint32_t seq) { return COLL_NB_TAG_BASE + COLL_NB_TAG_SPAN * (int)(seq % SEQ_MOD); }
+
 int coll_nb_start(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, MPI_Request *request)
+{
+    if (capturing && request)
+        return coll_nb_persist(r, c, fn, a, request, NULL);
+    return coll_nb_start_tag(r, c, fn, a, -1, request);
+}
+
+int coll_nb_start_tag(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, int tag,
+                      MPI_Request *request)
 {
     if (!request)
         return MPI_ERR_REQUEST;
-    if (capturing)
-        return coll_nb_persist(r, c, fn, a, request, NULL);
     p2p_req_t *q = p2p_req_new(r, P2P_REQ_SEND);
     q->comm = c->handle;
     q->c = c;
-    int err = launch(r, c, fn, a, q, -1);
+    int err = launch(r, c, fn, a, q, tag);
     if (err) {
         q->c = NULL;
         p2p_req_release(q);

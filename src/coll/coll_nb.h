@@ -22,6 +22,7 @@ typedef struct coll_nb_args {
     MPI_Datatype sdt, rdt;
     coll_op_t op;       /* reductions: resolved at the call */
     size_t count;       /* elements (reductions) or bytes (bcast) */
+    void *extra;        /* a collective's own state for its function (it frees it) */
 } coll_nb_args_t;
 
 /* A datatype argument the collective does not use on this rank (MPI lets
@@ -43,6 +44,13 @@ typedef int coll_nb_fn(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, i
  * same on every member (they start the collectives of c in one order). */
 uint32_t coll_nb_next_seq(p2p_rank_t *r, const core_comm_t *c);
 
+/* The tags of the nonblocking collective with sequence number seq. */
+int coll_nb_tag(uint32_t seq);
+/* coll_nb_start with the tags `tag` (coll_nb_tag of a sequence number the
+ * caller took): a collective whose parts run both as a schedule and on a
+ * helper thread (coll_sched_rootedv.c).  Not while capturing. */
+int coll_nb_start_tag(p2p_rank_t *r, core_comm_t *c, coll_nb_fn *fn, const coll_nb_args_t *a, int tag,
+                      MPI_Request *request);
 /* Starts fn(a) on a helper thread of rank r over communicator c and
  * returns its request in *request.  Returns MPI_SUCCESS or an error class
  * (nothing started then). */

@@ -144,6 +144,12 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
     int err = check_recv(c, recvbuf, recvcount, recvtype, root);
     if (!err && c->rank == root)
         err = coll_check_vec_nc(sendbuf, sendcounts, displs, c->size, sendtype);
+    /* block by block: a member knows only its own (coll_sched.h) */
+    if (!err && coll_sched_iscatterv(r, c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                                     request, &err)) {
+        COLL_CHECK(c, err, err, "MPI_Iscatterv");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .rbuf = recvbuf,
                          .rcount = recvcount, .sdt = coll_nb_type(c->rank == root, sendtype),
                          .rdt = coll_nb_type(recvbuf != MPI_IN_PLACE, recvtype), .root = root };

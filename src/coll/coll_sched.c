@@ -223,12 +223,17 @@ static int hook(void)
     return n;
 }
 
-bool coll_sched_wanted(const core_comm_t *c, size_t bytes)
+size_t coll_sched_min(void)
 {
     static size_t min = SIZE_MAX; /* unread; every thread reads the same value */
     if (min == SIZE_MAX)
         min = core_setting_size(CORE_SET_NBC_PROGRESS_MIN);
-    if (bytes < min || !ucx_async_up() || c->remote || coll_nb_capturing())
+    return min;
+}
+
+bool coll_sched_wanted(const core_comm_t *c, size_t bytes)
+{
+    if (bytes < coll_sched_min() || !ucx_async_up() || c->remote || coll_nb_capturing())
         return false;
     /* ranks of one process keep the helper threads' direct copies */
     if (!c->members) /* world ranks 0 .. size-1 */
@@ -240,6 +245,12 @@ bool coll_sched_wanted(const core_comm_t *c, size_t bytes)
 }
 
 sched_t *sched_new(p2p_rank_t *r, core_comm_t *c, sched_step_fn *fn, MPI_Request *request, int *err)
+{
+    return sched_new_seq(r, c, fn, request, err, NULL);
+}
+
+sched_t *sched_new_seq(p2p_rank_t *r, core_comm_t *c, sched_step_fn *fn, MPI_Request *request, int *err,
+                       const uint32_t *seq)
 {
     *err = MPI_SUCCESS;
     if (!request) {
@@ -261,7 +272,7 @@ sched_t *sched_new(p2p_rank_t *r, core_comm_t *c, sched_step_fn *fn, MPI_Request
     if (!c->predefined) /* the user may free the communicator meanwhile */
         core_comm_retain(c);
     *s = (sched_t){ .step_fn = fn, .q = q, .c = c, .me = c->rank, .n = c->size, .world = r->core.world,
-                    .ctx = c->ctx, .seq = coll_nb_next_seq(r, c), .red_peer = -1 };
+                    .ctx = c->ctx, .seq = seq ? *seq : coll_nb_next_seq(r, c), .red_peer = -1 };
     *request = q;
     return s;
 }

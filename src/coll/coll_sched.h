@@ -12,7 +12,8 @@
  * Taken for MPI_Ibcast, MPI_Iallreduce, MPI_Ireduce, MPI_Ireduce_scatter(_block)
  * (those four: predefined ops on types without gaps), MPI_Ialltoall,
  * MPI_Igather, MPI_Iscatter and MPI_Iallgather(v) of at least
- * AMPI_NBC_PROGRESS_MIN bytes on
+ * AMPI_NBC_PROGRESS_MIN bytes (MPI_Igatherv and MPI_Iscatterv: block by
+ * block, below) on
  * intracommunicators that span several processes, when the worker exists (jobs of several processes; off with
  * AMPI_NBC_PROGRESS=0).  Every member decides alike, from what all of them
  * share: a rank whose buffer is device memory or whose type has gaps works
@@ -73,6 +74,23 @@ int coll_sched_iallgather(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int s
                           int rcount, MPI_Datatype rdt, MPI_Request *request);
 int coll_sched_iallgatherv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt,
                            void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Request *request);
+
+/* AMPI_NBC_PROGRESS_MIN in bytes. */
+size_t coll_sched_min(void);
+
+/* MPI_Igatherv and MPI_Iscatterv (coll_sched_rootedv.c): a member knows
+ * its own block only, so the choice is made block by block -- member i's
+ * goes by a schedule when coll_sched_wanted(c, its bytes times the
+ * members), which the root and member i compute alike.  Returns false when
+ * no block of this rank's part goes so (the caller starts the helper
+ * thread), else true with the call's error class in *err.  The arguments
+ * have passed the collective's checks. */
+bool coll_sched_igatherv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                         const int *rcounts, const int *displs, MPI_Datatype rdt, int root, MPI_Request *request,
+                         int *err);
+bool coll_sched_iscatterv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const int *scounts, const int *displs,
+                          MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
+                          MPI_Request *request, int *err);
 
 /* The worker's handler of arriving schedule messages (ucx_async_init). */
 bool coll_sched_arrived(const void *hdr, size_t hlen, const void *data, void *desc, size_t len);

@@ -105,8 +105,11 @@ void sched_recv(sched_t *s, int peer, void *buf, size_t len, int tag);
  * this.  The result may land in other; the pointers then swap. */
 void sched_combine(sched_t *s, bool other_is_lower);
 
-/* Creates the schedule and its request; nothing runs yet. */
+/* Creates the schedule and its request; nothing runs yet.  sched_new_seq:
+ * with the sequence number seq (NULL: the next, as sched_new). */
 sched_t *sched_new(p2p_rank_t *r, core_comm_t *c, sched_step_fn *fn, MPI_Request *request, int *err);
+sched_t *sched_new_seq(p2p_rank_t *r, core_comm_t *c, sched_step_fn *fn, MPI_Request *request, int *err,
+                       const uint32_t *seq);
 /* Runs its first steps (until one waits) and hands it to the network. */
 void sched_start(sched_t *s);
 
@@ -118,5 +121,7 @@ bool sched_scatter(sched_t *s);
 bool sched_reduce(sched_t *s);
 bool sched_reduce_scatter(sched_t *s);
 bool sched_allgather(sched_t *s);
+bool sched_gatherv(sched_t *s);
+bool sched_scatterv(sched_t *s);
 
 #endif

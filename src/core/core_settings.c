@@ -75,7 +75,7 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
                            "MPI_Win_allocate memory is mapped by the node's other processes (loads and stores)",
                            "README.md" },
     [CORE_SET_NBC_PROGRESS] = { "AMPI_NBC_PROGRESS", CORE_TYPE_BOOL, "on", 0, 0, NULL,
-                                "Ibcast, Iallreduce, Ialltoall, Igather, Iscatter, Iallgather(v) between processes progress while ranks compute",
+                                "Ibcast, Iallreduce, Ialltoall, Igather(v), Iscatter(v), Iallgather(v) between processes progress while ranks compute",
                                 "README.md" },
     [CORE_SET_NBC_PROGRESS_MIN] = { "AMPI_NBC_PROGRESS_MIN", CORE_TYPE_SIZE, "128K", 0, GIB(1), NULL,
                                     "those collectives move at least this many bytes per rank to progress so",

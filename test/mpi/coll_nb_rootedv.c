@@ -1,0 +1,209 @@
+/* coll_nb_rootedv.c - MPI_Igatherv and MPI_Iscatterv move the right data
+ * whichever way each block goes, and progress while the ranks compute.
+ *
+ * The library decides block by block whether a member's block goes by a
+ * progress thread's schedule or by the helper threads (a member knows only
+ * its own block), so one collective can mix both, with the root taking part
+ * in each way at once.
+ *
+ * Part 1 (data): an Igatherv and an Iscatterv outstanding at once on
+ * MPI_COMM_WORLD and on a split communicator whose ranks come in reverse
+ * order, roots that move, MPI_IN_PLACE at the root every other round, and
+ * three layouts by round: equal blocks; uneven blocks (odd ranks a whole
+ * block, even ranks 0-2 ints: below the schedules' limit when the others
+ * are above it); uneven blocks in a root buffer whose type has gaps (a host
+ * copy at the root).  Blocks lie in reverse rank order with a hole after
+ * each; every element, hole and gap is checked.
+ *
+ * Part 2 (progress; jobs of several processes): equal blocks; rank 0 is the
+ * last to start (the root of Igatherv, a member of Iscatterv), then computes
+ * without calling MPI until its result buffer holds the whole result, or a
+ * generous bound passes (a failure). */
+#include <stdbool.h>
+#include "mpitest.h"
+
+#define BAIL_S 20.0
+#define SENTINEL (-99)
+
+static int val(int from, int to, size_t j, int it)
+{
+    return (int)(mt_hash((uint32_t)from, (uint32_t)to, (uint32_t)j, (uint32_t)it) >> 1);
+}
+
+enum { EQUAL, UNEVEN, GAPS };
+
+static int count_of(int layout, int i, size_t blk)
+{
+    return layout == EQUAL || i % 2 ? (int)blk : i % 3;
+}
+
+/* Displacements (in elements of the root's type): reverse rank order, one
+ * element of hole after each block; returns the elements spanned. */
+static size_t layout_displs(int layout, int n, size_t blk, int *counts, int *displs)
+{
+    size_t at = 0;
+    for (int i = n; i-- > 0;) {
+        counts[i] = count_of(layout, i, blk);
+        displs[i] = (int)at;
+        at += (size_t)counts[i] + 1;
+    }
+    return at;
+}
+
+static int part1_on(MPI_Comm comm, const char *name, int it, size_t blk, bool in_place)
+{
+    int errs = 0, me, n, wr = mt_rank(), layout = it % 3;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    int groot = it % n, sroot = (it + n / 2) % n;
+    int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
+    size_t span = layout_displs(layout, n, blk, counts, displs);
+    int stride = layout == GAPS ? 2 : 1; /* ints per element of the root's type */
+    MPI_Datatype rt = MPI_INT;
+    if (layout == GAPS) {
+        rt = mt_strided_ints(1);
+    }
+    size_t ints = span * (size_t)stride + 1;
+    int mine = counts[me];
+    int *gs = malloc(((size_t)mine + 1) * sizeof(int)), *gr = malloc(ints * sizeof(int));
+    int *ss = malloc(ints * sizeof(int)), *sr = malloc(((size_t)mine + 1) * sizeof(int));
+    for (int j = 0; j < mine; j++)
+        gs[j] = val(me, groot, (size_t)j, it);
+    for (size_t i = 0; i < ints; i++)
+        gr[i] = ss[i] = SENTINEL;
+    for (int j = 0; j <= mine; j++)
+        sr[j] = SENTINEL;
+    if (me == groot && in_place)
+        for (int j = 0; j < mine; j++)
+            gr[((size_t)displs[me] + (size_t)j) * (size_t)stride] = val(me, groot, (size_t)j, it);
+    if (me == sroot)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < counts[i]; j++)
+                ss[((size_t)displs[i] + (size_t)j) * (size_t)stride] = val(sroot, i, (size_t)j, it);
+    MPI_Request q[2];
+    MPI_Igatherv(in_place && me == groot ? MPI_IN_PLACE : gs, mine, MPI_INT, gr, counts, displs, rt, groot, comm,
+                 &q[0]);
+    MPI_Iscatterv(ss, counts, displs, rt, in_place && me == sroot ? MPI_IN_PLACE : sr, mine, MPI_INT, sroot, comm,
+                  &q[1]);
+    if (layout == GAPS)
+        MPI_Type_free(&rt); /* freed before completion: the library keeps what it needs */
+    for (int i = 0; i < n; i++) /* and the arrays may change meanwhile (mpi4py does) */
+        counts[i] = displs[i] = -1;
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    layout_displs(layout, n, blk, counts, displs);
+    const char *what[] = { "equal blocks", "uneven blocks", "uneven blocks, root type with gaps" };
+    if (me == groot) {
+        int *want = malloc(ints * sizeof(int));
+        for (size_t i = 0; i < ints; i++)
+            want[i] = SENTINEL;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < counts[i]; j++)
+                want[((size_t)displs[i] + (size_t)j) * (size_t)stride] = val(i, groot, (size_t)j, it);
+        for (size_t i = 0; i < ints && !errs; i++)
+            if (gr[i] != want[i])
+                errs += mt_fail(wr, "%s Igatherv (root %d, %s, %zu ints a block%s): int %zu is %d, not %d", name,
+                                groot, what[layout], blk, in_place ? ", in place" : "", i, gr[i], want[i]);
+        free(want);
+    }
+    if (!(in_place && me == sroot)) {
+        for (int j = 0; j <= mine && !errs; j++) {
+            int want = j < mine ? val(sroot, me, (size_t)j, it) : SENTINEL;
+            if (sr[j] != want)
+                errs += mt_fail(wr, "%s Iscatterv (root %d, %s, %d ints here): int %d is %d, not %d", name, sroot,
+                                what[layout], mine, j, sr[j], want);
+        }
+    } else {
+        for (int i = 0; i < n && !errs; i++) /* the root's send buffer is left alone */
+            for (int j = 0; j < counts[i] && !errs; j++)
+                if (ss[((size_t)displs[i] + (size_t)j) * (size_t)stride] != val(sroot, i, (size_t)j, it))
+                    errs += mt_fail(wr, "%s Iscatterv in place: the root's block %d changed", name, i);
+    }
+    free(gs);
+    free(gr);
+    free(ss);
+    free(sr);
+    free(counts);
+    free(displs);
+    return errs;
+}
+
+enum { K_GATHER, K_SCATTER };
+
+static bool complete(int kind, const volatile int *buf, size_t blk, int n, int it)
+{
+    if (kind == K_SCATTER) {
+        for (size_t j = blk; j-- > 0;)
+            if (buf[j] != val(n - 1, 0, j, it))
+                return false;
+        return true;
+    }
+    for (size_t i = blk * (size_t)n; i-- > 0;)
+        if (buf[i] != val((int)(i / blk), 0, i % blk, it))
+            return false;
+    return true;
+}
+
+static int part2(int rank, int size, int kind, size_t blk, int it)
+{
+    int errs = 0, root = kind == K_GATHER ? 0 : size - 1;
+    size_t all = blk * (size_t)size;
+    int *sb = malloc(all * sizeof(int)), *rb = malloc(all * sizeof(int));
+    int *counts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
+    for (int i = 0; i < size; i++) {
+        counts[i] = (int)blk;
+        displs[i] = (int)((size_t)i * blk);
+    }
+    for (size_t i = 0; i < all; i++) {
+        sb[i] = kind == K_GATHER ? val(rank, 0, i % blk, it) : val(rank, (int)(i / blk), i % blk, it);
+        rb[i] = SENTINEL;
+    }
+    MPI_Request q;
+    if (rank != 0) {
+        if (kind == K_GATHER)
+            MPI_Igatherv(sb, (int)blk, MPI_INT, rb, counts, displs, MPI_INT, root, MPI_COMM_WORLD, &q);
+        else
+            MPI_Iscatterv(sb, counts, displs, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
+        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    } else {
+        for (int i = 1; i < size; i++)
+            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (kind == K_GATHER)
+            MPI_Igatherv(sb, (int)blk, MPI_INT, rb, counts, displs, MPI_INT, root, MPI_COMM_WORLD, &q);
+        else
+            MPI_Iscatterv(sb, counts, displs, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
+        if (mt_nbc_computes(all * sizeof(int))) {
+            double t0 = mt_now();
+            while (!complete(kind, rb, blk, size, it) && mt_now() - t0 < BAIL_S)
+                ;
+            if (!complete(kind, rb, blk, size, it))
+                errs += mt_fail(rank, "%s of %zu ints a block did not progress while rank 0 computed",
+                                kind == K_GATHER ? "Igatherv" : "Iscatterv", blk);
+        }
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        if (!complete(kind, rb, blk, size, it))
+            errs += mt_fail(rank, "%s of %zu ints a block: wrong result",
+                            kind == K_GATHER ? "Igatherv" : "Iscatterv", blk);
+    }
+    free(sb);
+    free(rb);
+    free(counts);
+    free(displs);
+    return errs;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = mt_rank(), size = mt_size(), errs = 0;
+    /* two rounds a size, the layout by round: the last size sees all three */
+    const size_t sizes[] = { 1, 1000, 40000, 40000 }, blocks[] = { 1, 1000, 40000 };
+    int it = 0;
+    errs += mt_nbc_data(part1_on, sizes, 4, &it);
+    for (int kind = K_GATHER; kind <= K_SCATTER && !errs; kind++)
+        for (int b = 0; b < 3 && !errs; b++, it++)
+            errs += part2(rank, size, kind, blocks[b], it);
+    mt_finish(errs, "coll_nb_rootedv OK");
+    MPI_Finalize();
+    return 0;
+}
