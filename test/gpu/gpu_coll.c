@@ -7,7 +7,7 @@
  * small integers (products of +-1 and 2), so every result is exact in any
  * combining order and compares equal to the host's.  Data movement (Bcast,
  * Gather(v), Scatter(v), Allgather(v), Alltoall(v), Ibcast, Iallgather(v),
- * Ialltoall) carries element values that name their source rank and
+ * Igatherv, Iscatterv, Ialltoall) carries element values that name their source rank and
  * position.  Every result is copied back to the host and checked element by
  * element; receive buffers are poisoned first.  Last, a user-defined op on
  * 160 KB of device buffers (no device kernel: host copies) must give the
@@ -273,6 +273,20 @@ static void movement(ctx_t *c, size_t n)
         MPI_OK(c, what, MPI_Iallgatherv(inplace ? MPI_IN_PLACE : c->d1, cnt, MPI_INT, c->d2, counts, displs, MPI_INT, MPI_COMM_WORLD, &rq));
         MPI_OK(c, "Wait", MPI_Wait(&rq, MPI_STATUS_IGNORE));
         for (int k = 0; k < p; k++) check_block(c, what, c->d2, n, p - 1 - k, k, 0);
+    }
+    for (int inplace = 0; inplace < 2; inplace++) { /* the root's blocks through a host copy, block by block */
+        const char *gw = inplace ? "Igatherv (in place)" : "Igatherv", *sw = inplace ? "Iscatterv (in place)" : "Iscatterv";
+        bool ip = inplace && me == root;
+        poison(c->d2, all);
+        fill_blocks(c, ip ? (int *)c->d2 + (size_t)(p - 1 - me) * n : c->d1, 1, n, 0);
+        MPI_OK(c, gw, MPI_Igatherv(ip ? MPI_IN_PLACE : c->d1, cnt, MPI_INT, c->d2, counts, displs, MPI_INT, root, MPI_COMM_WORLD, &rq));
+        MPI_OK(c, "Wait", MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        for (int k = 0; me == root && k < p; k++) check_block(c, gw, c->d2, n, p - 1 - k, k, 0);
+        if (me == root) fill_blocks(c, c->d1, p, n, 1);
+        poison(c->d2, n * sizeof(int));
+        MPI_OK(c, sw, MPI_Iscatterv(c->d1, counts, displs, MPI_INT, ip ? MPI_IN_PLACE : c->d2, cnt, MPI_INT, root, MPI_COMM_WORLD, &rq));
+        MPI_OK(c, "Wait", MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        if (!ip) check_block(c, sw, c->d2, n, 0, root, (size_t)(p - 1 - me) * n);
     }
     fill_blocks(c, c->d1, p, n, 1);
     poison(c->d2, all);
