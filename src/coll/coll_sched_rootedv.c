@@ -195,11 +195,12 @@ static int rootv_run(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int
     return err;
 }
 
-/* The root of either: its schedule (*out, not started: the caller adds its
- * own block and starts it) and, where needed, its helper thread, which owns
- * the user's request then.  *out is NULL when there is nothing to start
- * (the helper reports why).  Returns the call's error class. */
-static int root_start(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, vblock_t *b, int taken, bool staged,
+/* The root of either, once its blocks are known: its schedule (*out, not
+ * started: the caller adds its own block and starts it) and, where needed,
+ * its helper thread, which owns the user's request then.  *out is NULL when
+ * there is nothing to start (the helper reports why).  Returns the call's
+ * error class. */
+static int root_parts(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, vblock_t *b, int taken, bool staged,
                       size_t total, void *ubuf, MPI_Datatype udt, bool own_in_place, MPI_Request *request,
                       sched_t **out)
 {
@@ -263,6 +264,31 @@ static int root_start(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, vblock
     return MPI_SUCCESS;
 }
 
+/* The root of either: false when none of its blocks goes by a schedule
+ * (the caller starts the helper thread); else true, with *out as
+ * root_parts leaves it (NULL: nothing to start) and the call's error class
+ * in *err. */
+static bool root_start(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, const void *ubuf, const int *counts,
+                       const int *displs, MPI_Datatype udt, bool own_in_place, MPI_Request *request, sched_t **out,
+                       int *err)
+{
+    bool staged;
+    size_t total;
+    int taken;
+    *out = NULL;
+    vblock_t *b = blocks_of(c, ubuf, counts, displs, udt, c->rank, &staged, &total, &taken);
+    if (!b) {
+        *err = MPI_ERR_NO_MEM;
+        return true;
+    }
+    if (!taken) {
+        free(b);
+        return false;
+    }
+    *err = root_parts(r, c, step, b, taken, staged, total, (void *)ubuf, udt, own_in_place, request, out);
+    return true;
+}
+
 bool coll_sched_igatherv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                          const int *rcounts, const int *displs, MPI_Datatype rdt, int root, MPI_Request *request,
                          int *err)
@@ -274,21 +300,10 @@ bool coll_sched_igatherv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int sc
         *err = coll_sched_igather(r, c, sbuf, scount, sdt, NULL, 0, MPI_DATATYPE_NULL, root, request);
         return true;
     }
-    bool staged;
-    size_t total;
-    int taken;
-    vblock_t *b = blocks_of(c, rbuf, rcounts, displs, rdt, root, &staged, &total, &taken);
-    if (!b) {
-        *err = MPI_ERR_NO_MEM;
-        return true;
-    }
-    if (!taken) {
-        free(b);
-        return false;
-    }
     bool in_place = sbuf == MPI_IN_PLACE;
     sched_t *s;
-    *err = root_start(r, c, sched_gatherv, b, taken, staged, total, rbuf, rdt, in_place, request, &s);
+    if (!root_start(r, c, sched_gatherv, rbuf, rcounts, displs, rdt, in_place, request, &s, err))
+        return false;
     if (!s)
         return true;
     s->sbuf = sbuf; /* the root's own block */
@@ -309,20 +324,9 @@ bool coll_sched_iscatterv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const
         *err = coll_sched_iscatter(r, c, NULL, 0, MPI_DATATYPE_NULL, rbuf, rcount, rdt, root, request);
         return true;
     }
-    bool staged;
-    size_t total;
-    int taken;
-    vblock_t *b = blocks_of(c, sbuf, scounts, displs, sdt, root, &staged, &total, &taken);
-    if (!b) {
-        *err = MPI_ERR_NO_MEM;
-        return true;
-    }
-    if (!taken) {
-        free(b);
-        return false;
-    }
     sched_t *s;
-    *err = root_start(r, c, sched_scatterv, b, taken, staged, total, (void *)sbuf, sdt, false, request, &s);
+    if (!root_start(r, c, sched_scatterv, sbuf, scounts, displs, sdt, false, request, &s, err))
+        return false;
     if (!s)
         return true;
     s->rbuf = rbuf; /* the root's own block */

@@ -1,5 +1,6 @@
 /* coll_nb_rooted.c - MPI_Igather and MPI_Iscatter progress while the ranks
- * compute, and move the right data.
+ * compute, and move the right data; so do MPI_Igatherv and MPI_Iscatterv
+ * over equal blocks (part 2; their data: coll_nb_rootedv.c).
  *
  * Part 1 (data): an Igather and an Iscatter outstanding at once on
  * MPI_COMM_WORLD and on a split communicator whose ranks come in reverse
@@ -9,7 +10,7 @@
  * root's receive buffer keeps its sentinel past the last block.
  *
  * Part 2 (progress; jobs of several processes): rank 0 is the last rank to
- * start each collective (root 0 for Igather, the last rank for Iscatter),
+ * start each collective (root 0 for Igather(v), the last rank for Iscatter(v)),
  * then computes without calling MPI until its result buffer holds the whole
  * result, or a generous bound passes (a failure): the data can only arrive
  * if its process moves the collective on its own (the progress thread).
@@ -104,46 +105,62 @@ static bool complete(int kind, const volatile int *buf, size_t blk, int n, int i
     return true;
 }
 
-static int part2(int rank, int size, int kind, size_t blk, int it)
+/* Starts the collective of part 2: Igather/Iscatter, or with v their
+ * v-forms over equal blocks (counts, displs: a block per rank in order). */
+static void start(int kind, bool v, int *sb, int *rb, size_t blk, const int *counts, const int *displs, int root,
+                  MPI_Request *q)
+{
+    int b = (int)blk;
+    if (kind == K_GATHER && v)
+        MPI_Igatherv(sb, b, MPI_INT, rb, counts, displs, MPI_INT, root, MPI_COMM_WORLD, q);
+    else if (kind == K_GATHER)
+        MPI_Igather(sb, b, MPI_INT, rb, b, MPI_INT, root, MPI_COMM_WORLD, q);
+    else if (v)
+        MPI_Iscatterv(sb, counts, displs, MPI_INT, rb, b, MPI_INT, root, MPI_COMM_WORLD, q);
+    else
+        MPI_Iscatter(sb, b, MPI_INT, rb, b, MPI_INT, root, MPI_COMM_WORLD, q);
+}
+
+static int part2(int rank, int size, int kind, bool v, size_t blk, int it)
 {
     int errs = 0, root = kind == K_GATHER ? 0 : size - 1;
     size_t all = blk * (size_t)size;
     int *sb = malloc(all * sizeof(int)), *rb = malloc(all * sizeof(int));
+    int *counts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
+    const char *name = kind == K_GATHER ? (v ? "Igatherv" : "Igather") : (v ? "Iscatterv" : "Iscatter");
+    for (int i = 0; i < size; i++) {
+        counts[i] = (int)blk;
+        displs[i] = (int)((size_t)i * blk);
+    }
     for (size_t i = 0; i < all; i++) {
         sb[i] = kind == K_GATHER ? val(rank, 0, i % blk, it) : val(rank, (int)(i / blk), i % blk, it);
         rb[i] = SENTINEL;
     }
     MPI_Request q;
     if (rank != 0) { /* start, then let rank 0 know */
-        if (kind == K_GATHER)
-            MPI_Igather(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
-        else
-            MPI_Iscatter(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
+        start(kind, v, sb, rb, blk, counts, displs, root, &q);
         MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
         MPI_Wait(&q, MPI_STATUS_IGNORE);
     } else {
         for (int i = 1; i < size; i++)
             MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (kind == K_GATHER)
-            MPI_Igather(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
-        else
-            MPI_Iscatter(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
+        start(kind, v, sb, rb, blk, counts, displs, root, &q);
         if (mt_nbc_computes(all * sizeof(int))) {
             /* compute: no MPI call until done */
             double t0 = mt_now();
             while (!complete(kind, rb, blk, size, it) && mt_now() - t0 < BAIL_S)
                 ;
             if (!complete(kind, rb, blk, size, it))
-                errs += mt_fail(rank, "%s of %zu ints a block did not progress while rank 0 computed",
-                                kind == K_GATHER ? "Igather" : "Iscatter", blk);
+                errs += mt_fail(rank, "%s of %zu ints a block did not progress while rank 0 computed", name, blk);
         }
         MPI_Wait(&q, MPI_STATUS_IGNORE);
         if (!complete(kind, rb, blk, size, it))
-            errs += mt_fail(rank, "%s of %zu ints a block: wrong result", kind == K_GATHER ? "Igather" : "Iscatter",
-                            blk);
+            errs += mt_fail(rank, "%s of %zu ints a block: wrong result", name, blk);
     }
     free(sb);
     free(rb);
+    free(counts);
+    free(displs);
     return errs;
 }
 
@@ -154,9 +171,10 @@ int main(int argc, char **argv)
     const size_t blocks[] = { 1, 1000, 40000 };
     int it = 0;
     errs += mt_nbc_data(part1_on, blocks, 3, &it);
-    for (int kind = K_GATHER; kind <= K_SCATTER && !errs; kind++)
-        for (int b = 0; b < 3 && !errs; b++, it++)
-            errs += part2(rank, size, kind, blocks[b], it);
+    for (int v = 0; v < 2 && !errs; v++)
+        for (int kind = K_GATHER; kind <= K_SCATTER && !errs; kind++)
+            for (int b = 0; b < 3 && !errs; b++, it++)
+                errs += part2(rank, size, kind, v, blocks[b], it);
     mt_finish(errs, "coll_nb_rooted OK");
     MPI_Finalize();
     return 0;

@@ -1,28 +1,23 @@
 /* coll_nb_rootedv.c - MPI_Igatherv and MPI_Iscatterv move the right data
- * whichever way each block goes, and progress while the ranks compute.
+ * whichever way each block goes.
  *
  * The library decides block by block whether a member's block goes by a
  * progress thread's schedule or by the helper threads (a member knows only
  * its own block), so one collective can mix both, with the root taking part
  * in each way at once.
  *
- * Part 1 (data): an Igatherv and an Iscatterv outstanding at once on
+ * An Igatherv and an Iscatterv outstanding at once on
  * MPI_COMM_WORLD and on a split communicator whose ranks come in reverse
  * order, roots that move, MPI_IN_PLACE at the root every other round, and
  * three layouts by round: equal blocks; uneven blocks (odd ranks a whole
  * block, even ranks 0-2 ints: below the schedules' limit when the others
  * are above it); uneven blocks in a root buffer whose type has gaps (a host
  * copy at the root).  Blocks lie in reverse rank order with a hole after
- * each; every element, hole and gap is checked.
- *
- * Part 2 (progress; jobs of several processes): equal blocks; rank 0 is the
- * last to start (the root of Igatherv, a member of Iscatterv), then computes
- * without calling MPI until its result buffer holds the whole result, or a
- * generous bound passes (a failure). */
+ * each; every element, hole and gap is checked.  That they progress while
+ * the ranks compute is coll_nb_rooted.c's part 2. */
 #include <stdbool.h>
 #include "mpitest.h"
 
-#define BAIL_S 20.0
 #define SENTINEL (-99)
 
 static int val(int from, int to, size_t j, int it)
@@ -127,82 +122,14 @@ static int part1_on(MPI_Comm comm, const char *name, int it, size_t blk, bool in
     return errs;
 }
 
-enum { K_GATHER, K_SCATTER };
-
-static bool complete(int kind, const volatile int *buf, size_t blk, int n, int it)
-{
-    if (kind == K_SCATTER) {
-        for (size_t j = blk; j-- > 0;)
-            if (buf[j] != val(n - 1, 0, j, it))
-                return false;
-        return true;
-    }
-    for (size_t i = blk * (size_t)n; i-- > 0;)
-        if (buf[i] != val((int)(i / blk), 0, i % blk, it))
-            return false;
-    return true;
-}
-
-static int part2(int rank, int size, int kind, size_t blk, int it)
-{
-    int errs = 0, root = kind == K_GATHER ? 0 : size - 1;
-    size_t all = blk * (size_t)size;
-    int *sb = malloc(all * sizeof(int)), *rb = malloc(all * sizeof(int));
-    int *counts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
-    for (int i = 0; i < size; i++) {
-        counts[i] = (int)blk;
-        displs[i] = (int)((size_t)i * blk);
-    }
-    for (size_t i = 0; i < all; i++) {
-        sb[i] = kind == K_GATHER ? val(rank, 0, i % blk, it) : val(rank, (int)(i / blk), i % blk, it);
-        rb[i] = SENTINEL;
-    }
-    MPI_Request q;
-    if (rank != 0) {
-        if (kind == K_GATHER)
-            MPI_Igatherv(sb, (int)blk, MPI_INT, rb, counts, displs, MPI_INT, root, MPI_COMM_WORLD, &q);
-        else
-            MPI_Iscatterv(sb, counts, displs, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
-        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-    } else {
-        for (int i = 1; i < size; i++)
-            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (kind == K_GATHER)
-            MPI_Igatherv(sb, (int)blk, MPI_INT, rb, counts, displs, MPI_INT, root, MPI_COMM_WORLD, &q);
-        else
-            MPI_Iscatterv(sb, counts, displs, MPI_INT, rb, (int)blk, MPI_INT, root, MPI_COMM_WORLD, &q);
-        if (mt_nbc_computes(all * sizeof(int))) {
-            double t0 = mt_now();
-            while (!complete(kind, rb, blk, size, it) && mt_now() - t0 < BAIL_S)
-                ;
-            if (!complete(kind, rb, blk, size, it))
-                errs += mt_fail(rank, "%s of %zu ints a block did not progress while rank 0 computed",
-                                kind == K_GATHER ? "Igatherv" : "Iscatterv", blk);
-        }
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-        if (!complete(kind, rb, blk, size, it))
-            errs += mt_fail(rank, "%s of %zu ints a block: wrong result",
-                            kind == K_GATHER ? "Igatherv" : "Iscatterv", blk);
-    }
-    free(sb);
-    free(rb);
-    free(counts);
-    free(displs);
-    return errs;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank = mt_rank(), size = mt_size(), errs = 0;
+    int errs = 0;
     /* two rounds a size, the layout by round: the last size sees all three */
-    const size_t sizes[] = { 1, 1000, 40000, 40000 }, blocks[] = { 1, 1000, 40000 };
+    const size_t sizes[] = { 1, 1000, 40000, 40000 };
     int it = 0;
     errs += mt_nbc_data(part1_on, sizes, 4, &it);
-    for (int kind = K_GATHER; kind <= K_SCATTER && !errs; kind++)
-        for (int b = 0; b < 3 && !errs; b++, it++)
-            errs += part2(rank, size, kind, blocks[b], it);
     mt_finish(errs, "coll_nb_rootedv OK");
     MPI_Finalize();
     return 0;
