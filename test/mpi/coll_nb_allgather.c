@@ -121,10 +121,30 @@ static bool complete(int kind, const volatile int *buf, const int *counts, const
     return true;
 }
 
+/* Part 2's collective: Iallgather, or Iallgatherv of uneven blocks. */
+typedef struct {
+    int kind, size, it;
+    int *sb, *rb, *counts, *displs;
+} p2_t;
+
+static void p2_start(void *arg, MPI_Request *q)
+{
+    const p2_t *a = arg;
+    int me = mt_rank();
+    if (a->kind == K_ALL)
+        MPI_Iallgather(a->sb, a->counts[me], MPI_INT, a->rb, a->counts[me], MPI_INT, MPI_COMM_WORLD, q);
+    else
+        MPI_Iallgatherv(a->sb, a->counts[me], MPI_INT, a->rb, a->counts, a->displs, MPI_INT, MPI_COMM_WORLD, q);
+}
+
+static bool p2_done(void *arg)
+{
+    const p2_t *a = arg;
+    return complete(a->kind, a->rb, a->counts, a->displs, a->size, a->it);
+}
+
 static int part2(int rank, int size, int kind, size_t blk, int it)
 {
-    int errs = 0;
-    const char *name = kind == K_ALL ? "Iallgather" : "Iallgatherv";
     int *counts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
     size_t all = 0;
     for (int i = 0; i < size; i++) {
@@ -137,33 +157,12 @@ static int part2(int rank, int size, int kind, size_t blk, int it)
         sb[j] = val(rank, kind, j, it);
     for (size_t i = 0; i < all; i++)
         rb[i] = SENTINEL;
-    MPI_Request q;
-    if (rank != 0) { /* start, then let rank 0 know */
-        if (kind == K_ALL)
-            MPI_Iallgather(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
-        else
-            MPI_Iallgatherv(sb, counts[rank], MPI_INT, rb, counts, displs, MPI_INT, MPI_COMM_WORLD, &q);
-        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-    } else {
-        for (int i = 1; i < size; i++)
-            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (kind == K_ALL)
-            MPI_Iallgather(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
-        else
-            MPI_Iallgatherv(sb, counts[0], MPI_INT, rb, counts, displs, MPI_INT, MPI_COMM_WORLD, &q);
-        if (mt_nbc_computes(all * sizeof(int))) {
-            /* compute: no MPI call until done */
-            double t0 = mt_now();
-            while (!complete(kind, rb, counts, displs, size, it) && mt_now() - t0 < BAIL_S)
-                ;
-            if (!complete(kind, rb, counts, displs, size, it))
-                errs += mt_fail(rank, "%s of %zu ints did not progress while rank 0 computed", name, all);
-        }
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-    }
+    p2_t a = { kind, size, it, sb, rb, counts, displs };
+    char name[64];
+    snprintf(name, sizeof name, "%s of %zu ints", kind == K_ALL ? "Iallgather" : "Iallgatherv", all);
+    int errs = mt_nbc_progress(&(mt_nbc_progress_t){ p2_start, p2_done, &a, all * sizeof(int), BAIL_S, name });
     if (!complete(kind, rb, counts, displs, size, it))
-        errs += mt_fail(rank, "%s of %zu ints: wrong result", name, all);
+        errs += mt_fail(rank, "%s: wrong result", name);
     free(counts);
     free(displs);
     free(sb);

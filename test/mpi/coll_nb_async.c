@@ -176,17 +176,23 @@ static int part1b(int rank, int size, int it, int n)
 enum { K_BCAST, K_ALLRED, K_ALLTOALL, NKINDS };
 static const char *const kname[NKINDS] = { "Ibcast", "Iallreduce", "Ialltoall" };
 
-/* Starts the nonblocking collective of this kind on MPI_COMM_WORLD. */
-static MPI_Request start(int kind, int *sb, int *rb, size_t n, size_t blk, int root)
+/* Part 2's collective, on MPI_COMM_WORLD. */
+typedef struct {
+    int kind, root;
+    int *sb, *rb;
+    size_t n, blk, len;
+    ctx_t c;
+} p2_t;
+
+static void p2_start(void *arg, MPI_Request *q)
 {
-    MPI_Request q;
-    if (kind == K_BCAST)
-        MPI_Ibcast(rb, (int)n, MPI_INT, root, MPI_COMM_WORLD, &q);
-    else if (kind == K_ALLRED)
-        MPI_Iallreduce(sb, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    const p2_t *a = arg;
+    if (a->kind == K_BCAST)
+        MPI_Ibcast(a->rb, (int)a->n, MPI_INT, a->root, MPI_COMM_WORLD, q);
+    else if (a->kind == K_ALLRED)
+        MPI_Iallreduce(a->sb, a->rb, (int)a->n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, q);
     else
-        MPI_Ialltoall(sb, (int)blk, MPI_INT, rb, (int)blk, MPI_INT, MPI_COMM_WORLD, &q);
-    return q;
+        MPI_Ialltoall(a->sb, (int)a->blk, MPI_INT, a->rb, (int)a->blk, MPI_INT, MPI_COMM_WORLD, q);
 }
 
 /* Whether buf holds the whole result (volatile: the progress thread writes it). */
@@ -200,9 +206,15 @@ static bool complete(int kind, const volatile int *buf, size_t len, const ctx_t 
     return true;
 }
 
+static bool p2_done(void *arg)
+{
+    const p2_t *a = arg;
+    return complete(a->kind, a->rb, a->len, &a->c);
+}
+
 static int part2(int rank, int size, int kind, size_t n, int it)
 {
-    int errs = 0, root = size - 1;
+    int root = size - 1;
     size_t blk = n / (size_t)size ? n / (size_t)size : 1;
     size_t len = kind == K_ALLTOALL ? blk * (size_t)size : n;
     int *sb = malloc(len * sizeof(int)), *rb = malloc(len * sizeof(int));
@@ -216,26 +228,12 @@ static int part2(int rank, int size, int kind, size_t n, int it)
         else
             sb[i] = aval(rank, (int)(i / blk), i % blk, it);
     }
-    if (rank != 0) { /* start, then let rank 0 know */
-        MPI_Request q = start(kind, sb, rb, n, blk, root);
-        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-    } else {
-        for (int i = 1; i < size; i++)
-            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Request q = start(kind, sb, rb, n, blk, root);
-        if (mt_nbc_computes(len * sizeof(int))) {
-            /* compute: no MPI call until done */
-            double t0 = mt_now();
-            while (!complete(kind, rb, len, &c) && mt_now() - t0 < BAIL_S)
-                ;
-            if (!complete(kind, rb, len, &c))
-                errs += mt_fail(rank, "%s of %zu ints did not progress while rank 0 computed", kname[kind], n);
-        }
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-    }
+    p2_t a = { kind, root, sb, rb, n, blk, len, c };
+    char name[64];
+    snprintf(name, sizeof name, "%s of %zu ints", kname[kind], n);
+    int errs = mt_nbc_progress(&(mt_nbc_progress_t){ p2_start, p2_done, &a, len * sizeof(int), BAIL_S, name });
     if (!complete(kind, rb, len, &c))
-        errs += mt_fail(rank, "%s of %zu ints: wrong result", kname[kind], n);
+        errs += mt_fail(rank, "%s: wrong result", name);
     free(sb);
     free(rb);
     return errs;

@@ -158,46 +158,44 @@ static bool complete(const volatile int *buf, size_t cnt, int n, int it)
 
 enum { K_REDUCE, K_REDSCAT };
 
-/* Ireduce to root 0, or Ireduce_scatter_block (rank 0 keeps block 0) */
-static void start(int kind, int *sb, int *rb, size_t cnt, MPI_Request *q)
+/* Part 2's collective: Ireduce to root 0, or Ireduce_scatter_block (rank 0
+ * keeps block 0). */
+typedef struct {
+    int kind, size, it;
+    int *sb, *rb;
+    size_t cnt;
+} p2_t;
+
+static void p2_start(void *arg, MPI_Request *q)
 {
-    if (kind == K_REDUCE)
-        MPI_Ireduce(sb, rb, (int)cnt, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, q);
+    const p2_t *a = arg;
+    if (a->kind == K_REDUCE)
+        MPI_Ireduce(a->sb, a->rb, (int)a->cnt, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, q);
     else
-        MPI_Ireduce_scatter_block(sb, rb, (int)cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, q);
+        MPI_Ireduce_scatter_block(a->sb, a->rb, (int)a->cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, q);
+}
+
+static bool p2_done(void *arg)
+{
+    const p2_t *a = arg;
+    return complete(a->rb, a->cnt, a->size, a->it);
 }
 
 static int part2(int rank, int size, int kind, size_t cnt, int it)
 {
     const char *what = kind == K_REDUCE ? "Ireduce" : "Ireduce_scatter_block";
     size_t in = kind == K_REDUCE ? cnt : cnt * (size_t)size;
-    int errs = 0;
     int *sb = malloc(in * sizeof(int)), *rb = malloc(cnt * sizeof(int));
     for (size_t j = 0; j < in; j++)
         sb[j] = ival(rank, j, it);
     for (size_t j = 0; j < cnt; j++)
         rb[j] = SENTINEL;
-    MPI_Request q;
-    if (rank != 0) { /* start, then let rank 0 know */
-        start(kind, sb, rb, cnt, &q);
-        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-    } else {
-        for (int i = 1; i < size; i++)
-            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        start(kind, sb, rb, cnt, &q);
-        if (mt_nbc_computes(in * sizeof(int))) {
-            /* compute: no MPI call until done */
-            double t0 = mt_now();
-            while (!complete(rb, cnt, size, it) && mt_now() - t0 < BAIL_S)
-                ;
-            if (!complete(rb, cnt, size, it))
-                errs += mt_fail(rank, "%s of %zu ints did not progress while rank 0 computed", what, cnt);
-        }
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-        if (!complete(rb, cnt, size, it))
-            errs += mt_fail(rank, "%s of %zu ints: wrong result", what, cnt);
-    }
+    p2_t a = { kind, size, it, sb, rb, cnt };
+    char name[64];
+    snprintf(name, sizeof name, "%s of %zu ints", what, cnt);
+    int errs = mt_nbc_progress(&(mt_nbc_progress_t){ p2_start, p2_done, &a, in * sizeof(int), BAIL_S, name });
+    if (rank == 0 && !complete(rb, cnt, size, it))
+        errs += mt_fail(rank, "%s: wrong result", name);
     free(sb);
     free(rb);
     return errs;

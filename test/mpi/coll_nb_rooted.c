@@ -105,29 +105,40 @@ static bool complete(int kind, const volatile int *buf, size_t blk, int n, int i
     return true;
 }
 
-/* Starts the collective of part 2: Igather/Iscatter, or with v their
- * v-forms over equal blocks (counts, displs: a block per rank in order). */
-static void start(int kind, bool v, int *sb, int *rb, size_t blk, const int *counts, const int *displs, int root,
-                  MPI_Request *q)
+/* Part 2's collective: Igather/Iscatter, or with v their v-forms over equal
+ * blocks (counts, displs: a block per rank in order). */
+typedef struct {
+    int kind, root, size, it;
+    bool v;
+    int *sb, *rb, *counts, *displs;
+    size_t blk;
+} p2_t;
+
+static void p2_start(void *arg, MPI_Request *q)
 {
-    int b = (int)blk;
-    if (kind == K_GATHER && v)
-        MPI_Igatherv(sb, b, MPI_INT, rb, counts, displs, MPI_INT, root, MPI_COMM_WORLD, q);
-    else if (kind == K_GATHER)
-        MPI_Igather(sb, b, MPI_INT, rb, b, MPI_INT, root, MPI_COMM_WORLD, q);
-    else if (v)
-        MPI_Iscatterv(sb, counts, displs, MPI_INT, rb, b, MPI_INT, root, MPI_COMM_WORLD, q);
+    const p2_t *a = arg;
+    int b = (int)a->blk;
+    if (a->kind == K_GATHER && a->v)
+        MPI_Igatherv(a->sb, b, MPI_INT, a->rb, a->counts, a->displs, MPI_INT, a->root, MPI_COMM_WORLD, q);
+    else if (a->kind == K_GATHER)
+        MPI_Igather(a->sb, b, MPI_INT, a->rb, b, MPI_INT, a->root, MPI_COMM_WORLD, q);
+    else if (a->v)
+        MPI_Iscatterv(a->sb, a->counts, a->displs, MPI_INT, a->rb, b, MPI_INT, a->root, MPI_COMM_WORLD, q);
     else
-        MPI_Iscatter(sb, b, MPI_INT, rb, b, MPI_INT, root, MPI_COMM_WORLD, q);
+        MPI_Iscatter(a->sb, b, MPI_INT, a->rb, b, MPI_INT, a->root, MPI_COMM_WORLD, q);
+}
+
+static bool p2_done(void *arg)
+{
+    const p2_t *a = arg;
+    return complete(a->kind, a->rb, a->blk, a->size, a->it);
 }
 
 static int part2(int rank, int size, int kind, bool v, size_t blk, int it)
 {
-    int errs = 0, root = kind == K_GATHER ? 0 : size - 1;
     size_t all = blk * (size_t)size;
     int *sb = malloc(all * sizeof(int)), *rb = malloc(all * sizeof(int));
     int *counts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
-    const char *name = kind == K_GATHER ? (v ? "Igatherv" : "Igather") : (v ? "Iscatterv" : "Iscatter");
     for (int i = 0; i < size; i++) {
         counts[i] = (int)blk;
         displs[i] = (int)((size_t)i * blk);
@@ -136,27 +147,13 @@ static int part2(int rank, int size, int kind, bool v, size_t blk, int it)
         sb[i] = kind == K_GATHER ? val(rank, 0, i % blk, it) : val(rank, (int)(i / blk), i % blk, it);
         rb[i] = SENTINEL;
     }
-    MPI_Request q;
-    if (rank != 0) { /* start, then let rank 0 know */
-        start(kind, v, sb, rb, blk, counts, displs, root, &q);
-        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-    } else {
-        for (int i = 1; i < size; i++)
-            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        start(kind, v, sb, rb, blk, counts, displs, root, &q);
-        if (mt_nbc_computes(all * sizeof(int))) {
-            /* compute: no MPI call until done */
-            double t0 = mt_now();
-            while (!complete(kind, rb, blk, size, it) && mt_now() - t0 < BAIL_S)
-                ;
-            if (!complete(kind, rb, blk, size, it))
-                errs += mt_fail(rank, "%s of %zu ints a block did not progress while rank 0 computed", name, blk);
-        }
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-        if (!complete(kind, rb, blk, size, it))
-            errs += mt_fail(rank, "%s of %zu ints a block: wrong result", name, blk);
-    }
+    p2_t a = { kind, kind == K_GATHER ? 0 : size - 1, size, it, v, sb, rb, counts, displs, blk };
+    char name[64];
+    snprintf(name, sizeof name, "%s of %zu ints a block",
+             kind == K_GATHER ? (v ? "Igatherv" : "Igather") : (v ? "Iscatterv" : "Iscatter"), blk);
+    int errs = mt_nbc_progress(&(mt_nbc_progress_t){ p2_start, p2_done, &a, all * sizeof(int), BAIL_S, name });
+    if (rank == 0 && !complete(kind, rb, blk, size, it))
+        errs += mt_fail(rank, "%s: wrong result", name);
     free(sb);
     free(rb);
     free(counts);

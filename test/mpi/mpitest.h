@@ -323,4 +323,42 @@ static inline bool mt_nbc_computes(size_t bytes)
     return ls && atoi(ls) > 1 && mt_size() > 1 && bytes >= mt_nbc_progress_min();
 }
 
+/* The progress part of those tests: every rank but 0 starts the collective
+ * (start), tells rank 0 and waits; rank 0 starts it last and, where
+ * mt_nbc_computes(bytes), computes without MPI calls until done() says its
+ * result buffer holds the whole result or bail_s seconds pass (a failure:
+ * the data can only arrive if its process moves the collective on its own),
+ * then waits too.  what names the collective in the message.  Returns the
+ * errors found; the caller checks the result itself. */
+typedef struct mt_nbc_progress {
+    void (*start)(void *arg, MPI_Request *q);
+    bool (*done)(void *arg); /* reads a buffer the progress thread writes: volatile */
+    void *arg;
+    size_t bytes;
+    double bail_s;
+    const char *what;
+} mt_nbc_progress_t;
+static inline int mt_nbc_progress(const mt_nbc_progress_t *p)
+{
+    int errs = 0, rank = mt_rank(), size = mt_size();
+    MPI_Request q;
+    if (rank != 0) {
+        p->start(p->arg, &q);
+        MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    } else {
+        for (int i = 1; i < size; i++)
+            MPI_Recv(NULL, 0, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        p->start(p->arg, &q);
+        if (mt_nbc_computes(p->bytes)) {
+            double t0 = mt_now();
+            while (!p->done(p->arg) && mt_now() - t0 < p->bail_s)
+                ;
+            if (!p->done(p->arg))
+                errs += mt_fail(rank, "%s did not progress while rank 0 computed", p->what);
+        }
+    }
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    return errs;
+}
+
 #endif
