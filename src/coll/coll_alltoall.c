@@ -176,6 +176,11 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                                       : coll_check_vec_nc(sendbuf, sendcounts, sdispls, c->size, sendtype);
     if (!err)
         err = coll_check_vec_nc(recvbuf, recvcounts, rdispls, c->size, recvtype);
+    if (!err && coll_sched_ialltoallv(r, c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                      recvtype, request, &err)) { /* coll_sched.h */
+        COLL_CHECK(c, err, err, "MPI_Ialltoallv");
+        return MPI_SUCCESS;
+    }
     coll_nb_args_t a = { .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .rbuf = recvbuf,
                          .rcounts = recvcounts, .rdispls = rdispls,
                          .sdt = coll_nb_type(sendbuf != MPI_IN_PLACE, sendtype), .rdt = recvtype };

@@ -12,8 +12,8 @@
  * Taken for MPI_Ibcast, MPI_Iallreduce, MPI_Ireduce, MPI_Ireduce_scatter(_block)
  * (those four: predefined ops on types without gaps), MPI_Ialltoall,
  * MPI_Igather, MPI_Iscatter and MPI_Iallgather(v) of at least
- * AMPI_NBC_PROGRESS_MIN bytes (MPI_Igatherv and MPI_Iscatterv: block by
- * block, below) on
+ * AMPI_NBC_PROGRESS_MIN bytes (MPI_Igatherv, MPI_Iscatterv and
+ * MPI_Ialltoallv: block by block, below) on
  * intracommunicators that span several processes, when the worker exists (jobs of several processes; off with
  * AMPI_NBC_PROGRESS=0).  Every member decides alike, from what all of them
  * share: a rank whose buffer is device memory or whose type has gaps works
@@ -91,6 +91,16 @@ bool coll_sched_igatherv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, int sc
 bool coll_sched_iscatterv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const int *scounts, const int *displs,
                           MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
                           MPI_Request *request, int *err);
+
+/* MPI_Ialltoallv (coll_sched_alltoallv.c): block by block as above, the
+ * block from member i to member j by a schedule when coll_sched_wanted(c,
+ * its bytes times the members), which both compute alike.  Returns false
+ * when no block of this rank goes so (the caller starts the helper
+ * thread), else true with the call's error class in *err.  sbuf may be
+ * MPI_IN_PLACE; the arguments have passed the collective's checks. */
+bool coll_sched_ialltoallv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, const int *scounts, const int *sdispls,
+                           MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
+                           MPI_Request *request, int *err);
 
 /* The worker's handler of arriving schedule messages (ucx_async_init). */
 bool coll_sched_arrived(const void *hdr, size_t hlen, const void *data, void *desc, size_t len);

@@ -123,5 +123,45 @@ bool sched_reduce_scatter(sched_t *s);
 bool sched_allgather(sched_t *s);
 bool sched_gatherv(sched_t *s);
 bool sched_scatterv(sched_t *s);
+bool sched_alltoallv(sched_t *s);
+
+/* One block of a v-buffer (counts[i] elements of dt at displs[i] extents)
+ * as the v-forms move it (coll_sched_vblock.c): at is where it lies in the
+ * buffer they work on -- the user's (at == uat) or a host copy that holds
+ * the blocks back to back, packed, in rank order -- and sched whether it
+ * goes by the schedule. */
+typedef struct {
+    ptrdiff_t at;  /* bytes from the buffer worked on */
+    size_t len;    /* bytes on the wire */
+    ptrdiff_t uat; /* bytes from the user's buffer */
+    int count;     /* elements of the user's type */
+    bool sched;    /* the block goes by the schedule */
+} sched_vblock_t;
+
+/* Fills b[0..n-1] for (buf, counts, displs, dt): block i goes by the
+ * schedule when i != self and coll_sched_wanted(c, its bytes times the
+ * members) -- the rule the member at the other end applies to the same
+ * block -- (*taken counts them); *total is the packed size.  Returns
+ * whether the buffer needs a host copy (device memory, a type with gaps);
+ * if not, every at is uat. */
+bool sched_vblocks(const core_comm_t *c, sched_vblock_t *b, const void *buf, const int *counts, const int *displs,
+                   MPI_Datatype dt, int self, size_t *total, int *taken);
+/* The host copy host from the user's buffer, block by block, and back
+ * (block skip excepted: -1 for none). */
+void sched_vpack(const sched_vblock_t *b, int n, const void *ubuf, MPI_Datatype dt, char *host);
+void sched_vunpack(const sched_vblock_t *b, int n, int skip, const char *host, void *ubuf, MPI_Datatype dt);
+
+/* A collective in two parts: a schedule and a helper thread that owns the
+ * user's request, moves the blocks off the schedule and waits for it.
+ * sched_split starts helper(extra) under the schedule's sequence number,
+ * which its messages share, and returns the schedule, not started, with its
+ * request in *part.  NULL: *err set, nothing started; or *err MPI_SUCCESS
+ * and *part NULL, the schedule not made (why in *part_err, which the helper
+ * reports).  The helper runs on the PE's thread once the caller returns, so
+ * it finds *part set; it makes the schedule's completion wake it
+ * ((*part)->waiter = rank_self()) and ends with sched_part_wait. */
+sched_t *sched_split(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, coll_nb_fn *helper, void *extra,
+                     MPI_Request *request, p2p_req_t **part, int *part_err, int *err);
+int sched_part_wait(p2p_req_t *part, int part_err);
 
 #endif

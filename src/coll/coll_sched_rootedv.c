@@ -14,23 +14,14 @@
  * runs while the root's process is inside MPI; the schedule's blocks move
  * meanwhile as any schedule's do. */
 #include "coll/coll_sched_impl.h"
-#include "coll/coll_nc.h"
 #include "coll/coll_p2p.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    ptrdiff_t at;  /* bytes from the buffer the root works on (host copy or the user's) */
-    size_t len;    /* bytes on the wire */
-    ptrdiff_t uat; /* bytes from the user's buffer */
-    int count;     /* elements of the user's type */
-    bool sched;    /* the block goes by the schedule */
-} vblock_t;
-
 /* The root's part on its helper thread. */
 typedef struct {
-    vblock_t *b;      /* a block per member */
+    sched_vblock_t *b; /* a block per member */
     char *host;       /* the host copy, or NULL: the blocks are in the user's buffer */
     void *ubuf;       /* the user's v-buffer */
     MPI_Datatype udt; /* its type, retained while host is set */
@@ -48,7 +39,7 @@ bool sched_gatherv(sched_t *s)
 {
     if (s->step > 0)
         return true;
-    const vblock_t *b = s->scratch;
+    const sched_vblock_t *b = s->scratch;
     int n = s->n, me = s->me;
     char *dst = s->rbuf;
     for (int k = 1; k < n; k++) {
@@ -71,7 +62,7 @@ bool sched_scatterv(sched_t *s)
 {
     if (s->step > 0)
         return true;
-    const vblock_t *b = s->scratch;
+    const sched_vblock_t *b = s->scratch;
     int n = s->n, me = s->me;
     const char *src = s->sbuf;
     for (int k = 1; k < n; k++) {
@@ -86,68 +77,6 @@ bool sched_scatterv(sched_t *s)
             memcpy(s->rbuf, src + b[me].at, min_size(s->rbytes, b[me].len));
     }
     return false;
-}
-
-/* The blocks of the root's v-buffer (buf, counts, displs, dt): which go by
- * the schedule (*taken of them), whether the buffer needs a host copy
- * (*staged), and its packed size (*total).  NULL: out of memory. */
-static vblock_t *blocks_of(const core_comm_t *c, const void *buf, const int *counts, const int *displs,
-                           MPI_Datatype dt, int root, bool *staged, size_t *total, int *taken)
-{
-    int n = c->size;
-    vblock_t *b = malloc((size_t)n * sizeof *b);
-    if (!b)
-        return NULL;
-    bool nc = coll_nc_type(dt), dev = false, any = coll_sched_wanted(c, SIZE_MAX);
-    size_t elem = nc ? dt_size(dt) : coll_elem(dt), min = coll_sched_min(), sum = 0;
-    ptrdiff_t ext = dt_extent(dt);
-    *taken = 0;
-    for (int i = 0; i < n; i++) {
-        /* the rule member i applies to its own block (coll_sched.h) */
-        bool sched = any && i != root && coll_block_bytes(counts[i], dt) * (size_t)n >= min;
-        b[i] = (vblock_t){ .at = (ptrdiff_t)sum, .len = (size_t)counts[i] * elem,
-                           .uat = (ptrdiff_t)displs[i] * ext, .count = counts[i], .sched = sched };
-        sum += b[i].len;
-        *taken += sched;
-        if (b[i].len && !dev && !nc) /* a buffer is device memory or not as a whole */
-            dev = p2p_is_device((const char *)buf + b[i].uat, b[i].len);
-    }
-    *staged = nc || dev;
-    *total = sum;
-    if (!*staged)
-        for (int i = 0; i < n; i++)
-            b[i].at = b[i].uat;
-    return b;
-}
-
-static void pack_blocks(const rootv_t *v, int n)
-{
-    bool nc = coll_nc_type(v->udt);
-    for (int i = 0; i < n; i++) {
-        const vblock_t *b = &v->b[i];
-        const char *from = (const char *)v->ubuf + b->uat;
-        if (!b->len)
-            continue;
-        if (nc)
-            coll_nc_pack_buf(from, b->count, v->udt, v->host + b->at);
-        else
-            coll_copy(v->host + b->at, from, b->len);
-    }
-}
-
-static void unpack_blocks(const rootv_t *v, int n, int me)
-{
-    bool nc = coll_nc_type(v->udt);
-    for (int i = 0; i < n; i++) {
-        const vblock_t *b = &v->b[i];
-        char *to = (char *)v->ubuf + b->uat;
-        if (!b->len || (i == me && v->own_in_place))
-            continue;
-        if (nc)
-            coll_nc_unpack_buf(v->host + b->at, b->len, to, b->count, v->udt);
-        else
-            coll_copy(to, v->host + b->at, b->len);
-    }
 }
 
 static void rootv_free(rootv_t *v)
@@ -173,7 +102,7 @@ static int rootv_run(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int
         v->sched->waiter = rank_self();
     p2p_req_t **reqs = coll_malloc((size_t)n * sizeof *reqs);
     for (int i = 0; i < n; i++) {
-        const vblock_t *b = &v->b[i];
+        const sched_vblock_t *b = &v->b[i];
         reqs[i] = NULL;
         if (i == me || b->sched)
             continue;
@@ -182,15 +111,9 @@ static int rootv_run(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int
     }
     coll_keep_err(&err, coll_waitall(reqs, n));
     free(reqs);
-    if (v->sched) {
-        p2p_wait_complete(v->sched);
-        coll_keep_err(&err, v->sched->status.MPI_ERROR);
-        p2p_req_release(v->sched);
-    } else {
-        coll_keep_err(&err, v->sched_err);
-    }
+    coll_keep_err(&err, sched_part_wait(v->sched, v->sched_err));
     if (v->host && v->gather)
-        unpack_blocks(v, n, me);
+        sched_vunpack(v->b, n, v->own_in_place ? me : -1, v->host, v->ubuf, v->udt);
     rootv_free(v);
     return err;
 }
@@ -200,7 +123,7 @@ static int rootv_run(p2p_rank_t *r, core_comm_t *c, const coll_nb_args_t *a, int
  * its helper thread, which owns the user's request then.  *out is NULL when
  * there is nothing to start (the helper reports why).  Returns the call's
  * error class. */
-static int root_parts(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, vblock_t *b, int taken, bool staged,
+static int root_parts(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, sched_vblock_t *b, int taken, bool staged,
                       size_t total, void *ubuf, MPI_Datatype udt, bool own_in_place, MPI_Request *request,
                       sched_t **out)
 {
@@ -221,7 +144,7 @@ static int root_parts(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, vblock
             s->sbuf = ubuf;
     } else {
         rootv_t *v = malloc(sizeof *v);
-        vblock_t *sb = malloc((size_t)n * sizeof *sb); /* the schedule's own, freed with it */
+        sched_vblock_t *sb = malloc((size_t)n * sizeof *sb); /* the schedule's own, freed with it */
         char *host = staged ? malloc(total ? total : 1) : NULL;
         if (!v || !sb || (staged && !host)) {
             free(v);
@@ -232,27 +155,19 @@ static int root_parts(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, vblock
         }
         memcpy(sb, b, (size_t)n * sizeof *sb);
         *v = (rootv_t){ .b = b, .host = host, .ubuf = ubuf, .udt = udt, .gather = gather,
-                        .own_in_place = own_in_place, .sched_err = MPI_ERR_NO_MEM };
+                        .own_in_place = own_in_place };
         if (host) {
             dt_retain(udt); /* the user may free it before completion */
-            if (!gather)
-                pack_blocks(v, n); /* the schedule sends from it at once */
+            if (!gather) /* the schedule sends from it at once */
+                sched_vpack(b, n, ubuf, udt, host);
         }
-        uint32_t seq = coll_nb_next_seq(r, c);
-        coll_nb_args_t a = { .root = c->rank, .extra = v };
-        err = coll_nb_start_tag(r, c, rootv_run, &a, coll_nb_tag(seq), request);
-        if (err) {
-            rootv_free(v);
+        s = sched_split(r, c, step, rootv_run, v, request, &v->sched, &v->sched_err, &err);
+        if (!s) {
+            if (err)
+                rootv_free(v);
             free(sb);
             return err;
         }
-        MPI_Request sq;
-        s = sched_new_seq(r, c, step, &sq, &v->sched_err, &seq);
-        if (!s) {
-            free(sb);
-            return MPI_SUCCESS;
-        }
-        v->sched = sq;
         s->scratch = sb;
         if (gather)
             s->rbuf = host ? host : ubuf;
@@ -276,11 +191,12 @@ static bool root_start(p2p_rank_t *r, core_comm_t *c, sched_step_fn *step, const
     size_t total;
     int taken;
     *out = NULL;
-    vblock_t *b = blocks_of(c, ubuf, counts, displs, udt, c->rank, &staged, &total, &taken);
+    sched_vblock_t *b = malloc((size_t)c->size * sizeof *b);
     if (!b) {
         *err = MPI_ERR_NO_MEM;
         return true;
     }
+    staged = sched_vblocks(c, b, ubuf, counts, displs, udt, c->rank, &total, &taken);
     if (!taken) {
         free(b);
         return false;

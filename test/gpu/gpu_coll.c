@@ -7,7 +7,7 @@
  * small integers (products of +-1 and 2), so every result is exact in any
  * combining order and compares equal to the host's.  Data movement (Bcast,
  * Gather(v), Scatter(v), Allgather(v), Alltoall(v), Ibcast, Iallgather(v),
- * Igatherv, Iscatterv, Ialltoall) carries element values that name their source rank and
+ * Igatherv, Iscatterv, Ialltoall(v)) carries element values that name their source rank and
  * position.  Every result is copied back to the host and checked element by
  * element; receive buffers are poisoned first.  Last, a user-defined op on
  * 160 KB of device buffers (no device kernel: host copies) must give the
@@ -293,6 +293,14 @@ static void movement(ctx_t *c, size_t n)
     MPI_OK(c, "Ialltoall", MPI_Ialltoall(c->d1, cnt, MPI_INT, c->d2, cnt, MPI_INT, MPI_COMM_WORLD, &rq));
     MPI_OK(c, "Wait", MPI_Wait(&rq, MPI_STATUS_IGNORE));
     for (int k = 0; k < p; k++) check_block(c, "Ialltoall", c->d2, n, k, k, (size_t)me * n);
+    for (int inplace = 0; inplace < 2; inplace++) { /* both buffers through host copies, block by block */
+        const char *what = inplace ? "Ialltoallv (in place)" : "Ialltoallv";
+        fill_blocks(c, inplace ? c->d2 : c->d1, p, n, 1);
+        if (!inplace) poison(c->d2, all);
+        MPI_OK(c, what, MPI_Ialltoallv(inplace ? MPI_IN_PLACE : c->d1, counts, displs, MPI_INT, c->d2, counts, displs, MPI_INT, MPI_COMM_WORLD, &rq));
+        MPI_OK(c, "Wait", MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        for (int k = 0; k < p; k++) check_block(c, what, c->d2, n, p - 1 - k, k, (size_t)(p - 1 - me) * n);
+    }
     free(counts);
     free(displs);
 }

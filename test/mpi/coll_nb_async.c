@@ -1,4 +1,4 @@
-/* coll_nb_async.c - MPI_Ibcast, MPI_Iallreduce and MPI_Ialltoall progress
+/* coll_nb_async.c - MPI_Ibcast, MPI_Iallreduce and MPI_Ialltoall(v) progress
  * while the ranks compute, and move the right data.
  *
  * Part 1 (data): several collectives outstanding at once on MPI_COMM_WORLD
@@ -173,8 +173,8 @@ static int part1b(int rank, int size, int it, int n)
     return errs;
 }
 
-enum { K_BCAST, K_ALLRED, K_ALLTOALL, NKINDS };
-static const char *const kname[NKINDS] = { "Ibcast", "Iallreduce", "Ialltoall" };
+enum { K_BCAST, K_ALLRED, K_ALLTOALL, K_ALLTOALLV, NKINDS };
+static const char *const kname[NKINDS] = { "Ibcast", "Iallreduce", "Ialltoall", "Ialltoallv" };
 
 /* Part 2's collective, on MPI_COMM_WORLD. */
 typedef struct {
@@ -182,6 +182,7 @@ typedef struct {
     int *sb, *rb;
     size_t n, blk, len;
     ctx_t c;
+    int *counts, *displs; /* Ialltoallv: the blocks of Ialltoall */
 } p2_t;
 
 static void p2_start(void *arg, MPI_Request *q)
@@ -191,15 +192,17 @@ static void p2_start(void *arg, MPI_Request *q)
         MPI_Ibcast(a->rb, (int)a->n, MPI_INT, a->root, MPI_COMM_WORLD, q);
     else if (a->kind == K_ALLRED)
         MPI_Iallreduce(a->sb, a->rb, (int)a->n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, q);
-    else
+    else if (a->kind == K_ALLTOALL)
         MPI_Ialltoall(a->sb, (int)a->blk, MPI_INT, a->rb, (int)a->blk, MPI_INT, MPI_COMM_WORLD, q);
+    else
+        MPI_Ialltoallv(a->sb, a->counts, a->displs, MPI_INT, a->rb, a->counts, a->displs, MPI_INT, MPI_COMM_WORLD, q);
 }
 
 /* Whether buf holds the whole result (volatile: the progress thread writes it). */
 static bool complete(int kind, const volatile int *buf, size_t len, const ctx_t *c)
 {
     for (size_t i = len; i-- > 0;) { /* the last elements arrive last */
-        int w = kind == K_BCAST ? want_b(c, i) : kind == K_ALLRED ? want_sum(c, i) : want_a2(c, i);
+        int w = kind == K_BCAST ? want_b(c, i) : kind == K_ALLRED ? want_sum(c, i) : want_a2(c, i); /* (v) alike */
         if (buf[i] != w)
             return false;
     }
@@ -216,8 +219,14 @@ static int part2(int rank, int size, int kind, size_t n, int it)
 {
     int root = size - 1;
     size_t blk = n / (size_t)size ? n / (size_t)size : 1;
-    size_t len = kind == K_ALLTOALL ? blk * (size_t)size : n;
+    bool a2a = kind == K_ALLTOALL || kind == K_ALLTOALLV;
+    size_t len = a2a ? blk * (size_t)size : n;
     int *sb = malloc(len * sizeof(int)), *rb = malloc(len * sizeof(int));
+    int *counts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
+    for (int i = 0; i < size; i++) {
+        counts[i] = (int)blk;
+        displs[i] = i * (int)blk;
+    }
     ctx_t c = { kind == K_BCAST ? root : rank, it, (int)blk, size };
     for (size_t i = 0; i < len; i++) {
         rb[i] = -1;
@@ -228,7 +237,7 @@ static int part2(int rank, int size, int kind, size_t n, int it)
         else
             sb[i] = aval(rank, (int)(i / blk), i % blk, it);
     }
-    p2_t a = { kind, root, sb, rb, n, blk, len, c };
+    p2_t a = { kind, root, sb, rb, n, blk, len, c, counts, displs };
     char name[64];
     snprintf(name, sizeof name, "%s of %zu ints", kname[kind], n);
     int errs = mt_nbc_progress(&(mt_nbc_progress_t){ p2_start, p2_done, &a, len * sizeof(int), BAIL_S, name });
@@ -236,6 +245,8 @@ static int part2(int rank, int size, int kind, size_t n, int it)
         errs += mt_fail(rank, "%s: wrong result", name);
     free(sb);
     free(rb);
+    free(counts);
+    free(displs);
     return errs;
 }
 

@@ -60,6 +60,7 @@ coll_nb           all                    0        -
 coll_nb_async     all,6x6                0        -
 coll_nb_rooted    all,6x6                0        -
 coll_nb_rootedv   all,6x6                0        -
+coll_nb_alltoallv all,6x6                0        -
 coll_nb_reduce    all,6x6                0        -
 coll_nb_allgather all,6x6                0        -
 coll_neighbor     all                    0        -
@@ -135,7 +136,7 @@ RMA_ROUTE_PROGS='rma_shm rma_acc rma_basic rma_fetch_large'
 # Nonblocking collectives of every size on the progress thread's schedules
 # (by default only those of 128 KiB and more take them).
 NBC_ROUTE_SETTINGS='AMPI_NBC_PROGRESS_MIN=0'
-NBC_ROUTE_PROGS='coll_nb_async coll_nb_rooted coll_nb_rootedv coll_nb_reduce coll_nb_allgather'
+NBC_ROUTE_PROGS='coll_nb_async coll_nb_rooted coll_nb_rootedv coll_nb_alltoallv coll_nb_reduce coll_nb_allgather'
 # The same with the progress threads pinned to a CPU (as ampirun does where
 # there are two CPUs per process): their spin mode (AMPI_PROGRESS_SPIN,
 # src/ucx/ucx_side.h), which dozes between collectives and is woken by the
