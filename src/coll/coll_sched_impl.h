@@ -35,6 +35,8 @@ struct sched {
     void *acc, *other; /* allreduce: accumulator and partner's data */
     int pof2, rem, newrank, mask, red_peer;
     bool unfolded;
+    bool halving, gathering; /* allreduce: reduce-scatter + allgather, and in which half */
+    int lo, hi;              /* ... the blocks this rank holds */
     bool whole; /* every process sends what it receives: CMA receivers read whole messages */
     bool fold;   /* a reduction: a whole CMA message is folded into acc as it is read (coll_sched_cma.c) */
     bool folded; /* ... and the last one was: nothing left to combine */

@@ -3,7 +3,7 @@
  *
  * Part 1 (data): several collectives outstanding at once on MPI_COMM_WORLD
  * and on a split communicator whose ranks come in reverse order, with
- * MPI_IN_PLACE, roots that move, sizes from one element to rendezvous, then
+ * MPI_IN_PLACE, roots that move, sizes from one element to 512 KiB, then
  * completed by MPI_Waitall or an MPI_Test loop; every element is checked.
  *
  * Part 1b: ranks of one collective with different layouts of the same
@@ -256,9 +256,11 @@ int main(int argc, char **argv)
     int rank = mt_rank(), size = mt_size(), errs = 0;
     MPI_Comm split;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
-    const size_t sizes[] = { 1, 1000, 70000 };
+    /* 131075 ints (512 KiB and more, not a multiple of any block count): the
+     * schedules' Iallreduce by reduce-scatter + allgather on two processes too */
+    const size_t sizes[] = { 1, 1000, 70000, 131075 };
     int it = 0;
-    for (int s = 0; s < 3 && !errs; s++)
+    for (int s = 0; s < 4 && !errs; s++)
         for (int rep = 0; rep < 2 && !errs; rep++, it++)
             errs += part1(rank, size, split, it, sizes[s], rep == 1);
     for (int s = 0; s < 3 && !errs; s++, it++)
