@@ -324,6 +324,9 @@ int coll_sched_iallreduce(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void 
     s->count = count;
     s->op = *op;
     s->scratch = coll_malloc(bytes ? bytes : 1);
+    /* every exchange but the fold's goes both ways with as many bytes:
+     * each receiver reads its message whole (coll_sched_cma.c) */
+    s->whole = true;
     sched_start(s);
     return MPI_SUCCESS;
 }

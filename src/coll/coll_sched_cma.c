@@ -20,8 +20,8 @@
  * (BENCHMARKS.md, 2026-11-27, bde8c32).  An exchange both ways gains
  * nothing: each core copies one message's worth either way, and the split
  * costs a second system call and the CTS/FIN round trip.  So a schedule
- * whose every process sends what it receives (s->whole: Ialltoall,
- * Iallgather(v)) marks its CMA messages whole, and their receivers read all
+ * whose every process sends what it receives (s->whole: Ialltoall(v),
+ * Iallgather(v), Iallreduce) marks its CMA messages whole, and their receivers read all
  * of them:
  *
  *   CMA {pid, address, bytes, whole}      -> matched: reads it all
