@@ -130,13 +130,5 @@ static int part1_on(MPI_Comm comm, const char *name, int it, size_t blk, bool in
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int errs = 0;
-    /* two rounds a size, the layout by round: the last size sees all three */
-    const size_t sizes[] = { 1, 1000, 40000, 40000 };
-    int it = 0;
-    errs += mt_nbc_data(part1_on, sizes, 4, &it);
-    mt_finish(errs, "coll_nb_alltoallv OK");
-    MPI_Finalize();
-    return 0;
+    return mt_nbc_layouts_main(&argc, &argv, part1_on, "coll_nb_alltoallv OK");
 }

@@ -313,6 +313,19 @@ static inline int mt_nbc_data(mt_nbc_part_fn *part1, const size_t *sizes, int ns
     return errs;
 }
 
+/* The whole of a v-form's data test (coll_nb_rootedv.c, coll_nb_alltoallv.c):
+ * part1 at 1, 1000 and twice 40000 elements a block, two rounds a size, the
+ * layout chosen by round (so the last size sees three), then ok_line. */
+static inline int mt_nbc_layouts_main(int *argc, char ***argv, mt_nbc_part_fn *part1, const char *ok_line)
+{
+    MPI_Init(argc, argv);
+    const size_t sizes[] = { 1, 1000, 40000, 40000 };
+    int it = 0, errs = mt_nbc_data(part1, sizes, 4, &it);
+    mt_finish(errs, ok_line);
+    MPI_Finalize();
+    return 0;
+}
+
 /* Whether rank 0 of those tests' progress part computes without MPI calls
  * while its collective of `bytes` is under way: in jobs of several
  * processes, where the library moves the collective on a progress thread
