@@ -307,7 +307,8 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     }
     coll_nb_args_t a = { .rbuf = recvbuf, .count = (size_t)count };
     int err = check(sendbuf, recvbuf, count, datatype, op, &a.sbuf, &a.op);
-    if (!err && a.op.kernel && coll_sched_wanted(c, (size_t)count * dt_size(datatype))) /* coll_sched.h */
+    /* the vector goes both ways (coll_sched.h) */
+    if (!err && a.op.kernel && coll_sched_wanted(c, 2 * (size_t)count * dt_size(datatype)))
         err = coll_sched_iallreduce(r, c, a.sbuf, recvbuf, (size_t)count, &a.op, request);
     else if (!err)
         err = coll_nb_start(r, c, run_allreduce, &a, request);

@@ -36,15 +36,16 @@ bool sched_bcast(sched_t *s)
 
 enum { AR_FOLD = 0, AR_UNFOLD = 1, AR_ROUND = 2, AR_HALVE = 40, AR_GATHER = 80 };
 
-/* From this many bytes the p remaining ranks reduce-scatter by recursive
- * halving and allgather by recursive doubling (Rabenseifner) instead of
- * exchanging whole vectors, as coll_allreduce.c's blocking form does.
- * With two ranks halving moves as many bytes and saves half the reduction
- * for a second round trip, which a schedule's steps pay for sooner than
- * the blocking form's: IMB-NBC's Iallreduce t_pure, 2 processes on the
- * 2-vCPU machine, 0.73-0.91x the doubling's at 64 KiB-4 MiB. */
+/* From this many bytes four or more remaining ranks reduce-scatter by
+ * recursive halving and allgather by recursive doubling (Rabenseifner)
+ * instead of exchanging whole vectors, as coll_allreduce.c's blocking form
+ * does.  Two never halve: their one whole exchange reads the partner's
+ * vector straight into the result and folds the input into it as it comes
+ * (s->in), where halving pays a second round trip for half the reduction
+ * (MPI_Iallreduce + MPI_Wait, 2 processes, 2-vCPU machine: 8.1/12.5/22.7/
+ * 45/92/379 us at 64 KiB/128 KiB/256 KiB/512 KiB/1 MiB/4 MiB against
+ * halving's 11.8/20.0/30.3/57/113/453). */
 #define AR_HALVING_MIN 16384
-#define AR_HALVING_MIN_PAIR (64 * 1024)
 
 void sched_combine(sched_t *s, bool other_is_lower)
 {
@@ -100,8 +101,8 @@ static bool doubling_step(sched_t *s)
     if (s->mask >= s->pof2)
         return false;
     int peer = real_rank(s, s->newrank ^ s->mask), tag = AR_ROUND + log2_of(s->mask);
-    sched_send(s, peer, s->acc, s->bytes, tag);
-    sched_recv(s, peer, s->other, s->bytes, tag);
+    sched_send(s, peer, s->in ? s->in : s->acc, s->bytes, tag);
+    sched_recv(s, peer, s->in ? s->acc : s->other, s->bytes, tag);
     s->red_peer = peer;
     s->mask <<= 1;
     return true;
@@ -119,8 +120,8 @@ static bool halving_step(sched_t *s)
             int peer = real_rank(s, v ^ s->mask), mid = s->lo + (s->hi - s->lo) / 2, tag = AR_HALVE + log2_of(s->mask);
             bool keep_low = !(v & s->mask);
             int klo = keep_low ? s->lo : mid, khi = keep_low ? mid : s->hi;
-            send_blocks(s, peer, s->acc, keep_low ? mid : s->lo, keep_low ? s->hi : mid, tag);
-            recv_blocks(s, peer, s->other, klo, khi, tag);
+            send_blocks(s, peer, s->in ? s->in : s->acc, keep_low ? mid : s->lo, keep_low ? s->hi : mid, tag);
+            recv_blocks(s, peer, s->in ? s->acc : s->other, klo, khi, tag);
             s->red_peer = peer;
             s->lo = klo;
             s->hi = khi;
@@ -148,8 +149,16 @@ static bool halving_step(sched_t *s)
 static void combine_blocks(sched_t *s)
 {
     size_t a = block_at(s, s->lo), b = block_at(s, s->hi);
+    const char *operand = s->in ? s->in : s->other; /* s->in: the partner's data came into acc */
     if (b > a)
-        s->op.kernel((char *)s->other + a, (char *)s->acc + a, (b - a) / (s->bytes / s->count));
+        s->op.kernel(operand + a, (char *)s->acc + a, (b - a) / (s->bytes / s->count));
+}
+
+/* acc = the partner's data (in acc) op our input (s->in), which is no
+ * longer needed where it is: every later exchange sends from acc. */
+static void combine_input(sched_t *s)
+{
+    s->op.kernel(s->in, s->acc, s->count);
 }
 
 /* Ranks past the largest power of two p <= n fold in first (each even rank
@@ -163,24 +172,26 @@ bool sched_allreduce(sched_t *s)
 {
     int me = s->me;
     if (s->step == 0) {
-        if (s->sbuf != MPI_IN_PLACE && s->sbuf != s->rbuf && s->bytes)
-            memcpy(s->rbuf, s->sbuf, s->bytes);
+        /* not in place: the input is sent from where it is and combined
+         * into rbuf with the partner's first operand, not copied first */
+        s->in = s->sbuf != MPI_IN_PLACE && s->sbuf != s->rbuf && s->bytes ? s->sbuf : NULL;
         s->pof2 = 1;
         while (s->pof2 * 2 <= s->n)
             s->pof2 *= 2;
         s->rem = s->n - s->pof2;
         s->acc = s->rbuf;
         s->other = s->scratch;
-        s->halving = s->count >= (size_t)s->pof2 && s->bytes >= (s->pof2 == 2 ? AR_HALVING_MIN_PAIR : AR_HALVING_MIN);
+        s->halving = s->count >= (size_t)s->pof2 && s->pof2 > 2 && s->bytes >= AR_HALVING_MIN;
         s->mask = s->halving ? s->pof2 / 2 : 1;
         s->lo = 0;
         s->hi = s->pof2;
         if (me < 2 * s->rem) {
             if (me % 2 == 0) {
-                sched_send(s, me + 1, s->acc, s->bytes, AR_FOLD);
+                sched_send(s, me + 1, s->in ? s->in : s->acc, s->bytes, AR_FOLD);
+                s->in = NULL; /* combined with nothing here: the result comes back whole */
                 s->newrank = -1;
             } else {
-                sched_recv(s, me - 1, s->other, s->bytes, AR_FOLD);
+                sched_recv(s, me - 1, s->in ? s->acc : s->other, s->bytes, AR_FOLD);
                 s->red_peer = me - 1;
                 s->newrank = me / 2;
             }
@@ -189,12 +200,17 @@ bool sched_allreduce(sched_t *s)
         }
         return false;
     }
-    if (s->red_peer >= 0) { /* the data the previous step brought */
+    if (s->red_peer >= 0) { /* the data the previous step brought, unless folded in as it came */
         bool folded_in = s->step == 1 && me < 2 * s->rem; /* a whole vector from the rank below */
-        if (s->halving && !folded_in)
+        if (s->folded)
+            s->folded = false;
+        else if (s->halving && !folded_in)
             combine_blocks(s);
+        else if (s->in)
+            combine_input(s);
         else
             sched_combine(s, s->red_peer < me);
+        s->in = NULL;
         s->red_peer = -1;
     }
     if (s->newrank >= 0 && (s->halving ? halving_step(s) : doubling_step(s)))

@@ -129,6 +129,30 @@ static void fold_from(sched_t *s, int32_t pid, uint64_t addr, size_t n, int send
     s->folded = true;
 }
 
+/* An allreduce's first operand while ours is still the user's input
+ * (s->in, coll_sched_algo.c): each piece is read straight into its place
+ * in the receive buffer and our input folded into it there, so the input
+ * is never copied whole first. */
+static void fold_over_input(sched_t *s, int32_t pid, uint64_t addr, char *buf, size_t n, int sender)
+{
+    size_t el = s->count ? s->bytes / s->count : 1, piece = FOLD_PIECE / el * el;
+    const char *in = (const char *)s->in + (buf - (char *)s->acc);
+    for (size_t off = 0; off < n; off += piece) {
+        size_t c = n - off < piece ? n - off : piece;
+        p2p_cma_copy(pid, buf + off, addr + off, c, false, sender);
+        s->op.kernel(in + off, buf + off, c / el);
+    }
+    s->folded = true;
+}
+
+/* Whether buf is a receive of the partner's operand into acc while ours is
+ * still in s->in. */
+static bool over_input(const sched_t *s, const void *buf)
+{
+    const char *b = buf, *acc = s->acc;
+    return s->in && s->count && b >= acc && b < acc + s->bytes;
+}
+
 void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
 {
     int sender = core_comm_world_rank(s->c, h->src);
@@ -146,7 +170,9 @@ void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
         s->pending++;
         pend_new(&fins, h, s, buf, half, 0);
     }
-    if (n > half && s->fold && h->whole)
+    if (n > half && h->whole && over_input(s, buf))
+        fold_over_input(s, h->pid, h->addr, buf, n, sender);
+    else if (n > half && s->fold && h->whole)
         fold_from(s, h->pid, h->addr, n, sender);
     else if (n > half)
         p2p_cma_copy(h->pid, (char *)buf + half, h->addr + half, n - half, false, sender);
