@@ -253,7 +253,7 @@ bool sched_alltoall(sched_t *s)
     }
     size_t own = s->bytes < s->rbytes ? s->bytes : s->rbytes;
     if (own && dst + (size_t)me * s->rbytes != src + (size_t)me * s->bytes)
-        memcpy(dst + (size_t)me * s->rbytes, src + (size_t)me * s->bytes, own);
+        sched_copy(s, dst + (size_t)me * s->rbytes, src + (size_t)me * s->bytes, own);
     return false;
 }
 

@@ -61,7 +61,7 @@ bool sched_allgather(sched_t *s)
             sched_send(s, to, own, bytes, 0);
     }
     if (!in_place && room && bytes)
-        memcpy(dst + mine, own, bytes < room ? bytes : room);
+        sched_copy(s, dst + mine, own, bytes < room ? bytes : room);
     return false;
 }
 

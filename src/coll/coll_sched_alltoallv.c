@@ -52,7 +52,7 @@ bool sched_alltoallv(sched_t *s)
     if (sb[me].len > rb[me].len && !s->err)
         s->err = MPI_ERR_TRUNCATE;
     if (own && dst + rb[me].at != src + sb[me].at)
-        memcpy(dst + rb[me].at, src + sb[me].at, own);
+        sched_copy(s, dst + rb[me].at, src + sb[me].at, own);
     return false;
 }
 

@@ -25,7 +25,7 @@ bool sched_scatter(sched_t *s)
         sched_send(s, to, src + (size_t)to * s->bytes, s->bytes, 0);
     }
     if (s->rbuf != MPI_IN_PLACE && s->bytes)
-        memcpy(s->rbuf, src + (size_t)me * s->bytes, min_size(s->bytes, s->rbytes));
+        sched_copy(s, s->rbuf, src + (size_t)me * s->bytes, min_size(s->bytes, s->rbytes));
     return false;
 }
 
@@ -46,7 +46,7 @@ bool sched_gather(sched_t *s)
         sched_recv(s, from, dst + (size_t)from * s->rbytes, s->rbytes, 0);
     }
     if (s->sbuf != MPI_IN_PLACE && s->rbytes)
-        memcpy(dst + (size_t)me * s->rbytes, s->sbuf, min_size(s->bytes, s->rbytes));
+        sched_copy(s, dst + (size_t)me * s->rbytes, s->sbuf, min_size(s->bytes, s->rbytes));
     return false;
 }
 

@@ -51,7 +51,7 @@ bool sched_gatherv(sched_t *s)
         if (s->bytes > b[me].len && !s->err)
             s->err = MPI_ERR_TRUNCATE;
         if (min_size(s->bytes, b[me].len))
-            memcpy(dst + b[me].at, s->sbuf, min_size(s->bytes, b[me].len));
+            sched_copy(s, dst + b[me].at, s->sbuf, min_size(s->bytes, b[me].len));
     }
     return false;
 }
@@ -74,7 +74,7 @@ bool sched_scatterv(sched_t *s)
         if (b[me].len > s->rbytes && !s->err)
             s->err = MPI_ERR_TRUNCATE;
         if (min_size(s->rbytes, b[me].len))
-            memcpy(s->rbuf, src + b[me].at, min_size(s->rbytes, b[me].len));
+            sched_copy(s, s->rbuf, src + b[me].at, min_size(s->rbytes, b[me].len));
     }
     return false;
 }

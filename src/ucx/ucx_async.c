@@ -66,6 +66,9 @@ void ucx_async_init(int proc, int nprocs, ucx_async_handler_fn handler)
 bool ucx_async_up(void) { return A.up; }
 void ucx_async_lock(void) { pthread_mutex_lock(&lk); }
 void ucx_async_unlock(void) { pthread_mutex_unlock(&lk); }
+bool ucx_async_trylock(void) { return pthread_mutex_trylock(&lk) == 0; }
+void ucx_async_set_work(int (*fn)(void)) { A.w.work = fn; }
+bool ucx_async_thread_has_cpu(void) { return ucx_side_has_cpu(); }
 
 static ucp_ep_h ep_of(int proc)
 {

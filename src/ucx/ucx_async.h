@@ -34,6 +34,14 @@ void ucx_async_init(int proc, int nprocs, ucx_async_handler_fn handler);
 bool ucx_async_up(void);
 void ucx_async_lock(void);
 void ucx_async_unlock(void);
+/* Takes the lock unless another thread holds it; true when taken. */
+bool ucx_async_trylock(void);
+/* Work of the worker's users that is not UCX's (local copies of the
+ * schedules): the progress thread calls fn, without the lock, after each of
+ * its polls; fn returns how much it did.  Set before the thread starts. */
+void ucx_async_set_work(int (*fn)(void));
+/* Whether the progress thread has a CPU of its own (ucx_side_has_cpu). */
+bool ucx_async_thread_has_cpu(void);
 
 /* With the lock held.  Return 0 when done at once (done is not called),
  * 1 when done(arg, status) comes later. */

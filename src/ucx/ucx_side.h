@@ -32,10 +32,14 @@
  * the 2 x H200 host overlapped nothing where the computation was shorter
  * than about 100 us (Ibcast up to 2 MiB, Ialltoall up to 256 KiB) and
  * 39-77 % where it was longer (BENCHMARKS.md, 3d0bcb6).  So there, for the
- * stamped worker and unless AMPI_PROGRESS_SPIN=off, it naps 2 us with a
- * timer slack of 1 ns, polls without arming while work is under way, stays
- * awake 200 us after the last work and then sleeps on the busy count's
- * futex, which the start of the next work wakes (ucx_side_busy). */
+ * stamped worker and unless AMPI_PROGRESS_SPIN=off, it waits 2 us between
+ * looks by spinning on pause instructions (a 2 us nanosleep took 6-7 us on
+ * average there, up to 28 us: IMB-NBC's Ibcast at 128-256 KiB and Iscatter(v)
+ * at 64 KiB overlapped 0 % with such naps and 46-55 % with the spin), polls
+ * without arming while work is under way, stays awake 200 us after the last
+ * work and then sleeps on the busy count's futex, which the start of the
+ * next work wakes (ucx_side_busy).  Between its polls it also does the
+ * users' own work (s->work: the schedules' local copies). */
 #ifndef AMPI_UCX_SIDE_H
 #define AMPI_UCX_SIDE_H
 
@@ -63,6 +67,9 @@ typedef struct ucx_side {
     _Atomic uint64_t pe_stamp; /* CLOCK_MONOTONIC ns of the last, */
     _Atomic int busy;          /* and says how much work is under way */
     _Atomic bool dozing;       /* the progress thread sleeps until busy turns nonzero */
+    int (*work)(void); /* the users' own work beside the worker's (or NULL): the progress
+                        * thread calls it without the lock after each of its polls; it
+                        * returns how much it did */
 } ucx_side_t;
 
 /* Makes the context from params (the caller's features and hints, over the
@@ -75,6 +82,10 @@ ucs_status_t ucx_side_open(ucx_side_t *s, const ucp_params_t *params, ucs_thread
 /* An endpoint to proc's worker at addr (fatal when UCX refuses it); the
  * caller stores it in eps[proc] as its locking requires. */
 ucp_ep_h ucx_side_connect(ucx_side_t *s, int proc, const void *addr, const char *what);
+/* Whether the progress threads get a CPU of their own (AMPI_PROGRESS_CPU),
+ * where work handed to them runs beside the ranks instead of taking turns
+ * with them on one core. */
+bool ucx_side_has_cpu(void);
 /* Starts the progress thread (once), which holds lock (or none: NULL)
  * around its calls of UCX; when the lock is taken it naps instead of
  * waiting, so that it never stands between the ranks' thread and its core. */
