@@ -214,8 +214,14 @@ typedef struct copy {
  * below 52 %.  Where the progress thread shares the ranks' core (no
  * AMPI_PROGRESS_CPU), the copy stays in the call: on the 2-vCPU machine
  * deferring it took t_pure to 1.03-1.26x at Ialltoall 128 KiB-2 MiB and
- * 1.0-1.5x at Igather 64 KiB-1 MiB.  A piece is small enough that the
- * ranks' thread and the progress thread share a large copy. */
+ * 1.0-1.5x at Igather 64 KiB-1 MiB.  Copies shorter than a piece stay in
+ * the call too: handing one over costs 4-5 us, more than the copy
+ * (MPI_Igather + MPI_Wait of 64 KiB blocks, 2 processes, 2 x H200 host:
+ * 11.7-13.7 us deferred against 7.6-9.3 in the call, Iscatter 14.0-14.8
+ * against 9.2-10.5; IMB-NBC overlap 79-83 % against 42-55 %).  Where between
+ * 64 KiB and 4 MiB deferring starts to pay is not measured; a piece takes
+ * about 13 us to copy there.  A piece is small enough that the ranks'
+ * thread and the progress thread share a large copy. */
 #define COPY_PIECE (256 * 1024)
 
 static copy_t *copies, **copies_tail = &copies; /* FIFO, under the worker's lock */
@@ -226,7 +232,7 @@ void sched_copy(sched_t *s, void *dst, const void *src, size_t len)
     static int defer = -1; /* the thread that reads it first sets it: every thread gets the same answer */
     if (defer < 0)
         defer = ucx_async_thread_has_cpu();
-    if (!defer) { /* a progress thread on the ranks' core would only take turns with them */
+    if (!defer || len < COPY_PIECE) { /* see above */
         memcpy(dst, src, len);
         return;
     }

@@ -105,9 +105,10 @@ void sched_send(sched_t *s, int peer, const void *buf, size_t len, int tag);
 void sched_recv(sched_t *s, int peer, void *buf, size_t len, int tag);
 
 /* Copy len bytes from src to dst as an operation of the step: where the
- * progress thread has a CPU of its own the copy happens later, on whichever
- * thread polls next (the progress thread while the ranks compute), not in
- * the call that posts it; elsewhere at once (coll_sched.c). */
+ * progress thread has a CPU of its own, a copy of 256 KiB or more happens
+ * later, on whichever thread polls next (the progress thread while the
+ * ranks compute), not in the call that posts it; others at once
+ * (coll_sched.c). */
 void sched_copy(sched_t *s, void *dst, const void *src, size_t len);
 
 /* acc = lower op higher of our data and the partner's (other), by the
