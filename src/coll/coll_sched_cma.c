@@ -129,7 +129,7 @@ static void fold_from(sched_t *s, int32_t pid, uint64_t addr, size_t n, int send
     s->folded = true;
 }
 
-/* An allreduce's first operand while ours is still the user's input
+/* A reduction's first operand while ours is still the user's input
  * (s->in, coll_sched_algo.c): each piece is read straight into its place
  * in the receive buffer and our input folded into it there, so the input
  * is never copied whole first. */

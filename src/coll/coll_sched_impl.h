@@ -40,8 +40,8 @@ struct sched {
     bool whole; /* every process sends what it receives: CMA receivers read whole messages */
     bool fold;   /* a reduction: a whole CMA message is folded into acc as it is read (coll_sched_cma.c) */
     bool folded; /* ... and the last one was: nothing left to combine */
-    const void *in; /* allreduce: our operand while it is still the user's input (read, never written):
-                     * the partner's first operand lands in acc and is combined with it there */
+    const void *in; /* allreduce, reduce: our operand while it is still the user's input (read, never
+                     * written): the partner's first operand lands in acc and is combined with it there */
 
     /* a user buffer behind a host copy (device memory, a type with gaps):
      * stage (freed at completion) goes back into it when ubytes != 0 */

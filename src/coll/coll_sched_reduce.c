@@ -22,13 +22,18 @@ bool sched_reduce(sched_t *s)
             s->mask = n;
             return false;
         }
-        if (s->acc != s->sbuf && s->bytes)
-            memcpy(s->acc, s->sbuf, s->bytes);
+        /* the first child's result is read into acc and our input folded
+         * into it there (coll_sched_cma.c), not copied into acc first */
+        s->in = s->acc != s->sbuf && s->bytes ? s->sbuf : NULL;
     }
     if (s->red_peer >= 0) { /* the data the previous step brought, unless folded in as it came */
-        if (!s->folded)
+        if (s->folded)
+            s->folded = false;
+        else if (s->in)
+            s->op.kernel(s->in, s->acc, s->count);
+        else
             sched_combine(s, false);
-        s->folded = false;
+        s->in = NULL;
         s->red_peer = -1;
     }
     while (s->mask < n) {
@@ -40,7 +45,7 @@ bool sched_reduce(sched_t *s)
             return false;
         }
         if (vr + m < n) {
-            sched_recv(s, (vr + m + s->root) % n, s->other, s->bytes, 0);
+            sched_recv(s, (vr + m + s->root) % n, s->in ? s->acc : s->other, s->bytes, 0);
             s->red_peer = vr + m;
             return false;
         }
