@@ -13,7 +13,6 @@
 #include "coll/coll_nc.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct {
     ptrdiff_t at;  /* bytes from s->rbuf (negative displacements too) */

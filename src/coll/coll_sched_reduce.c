@@ -90,10 +90,11 @@ int coll_sched_ireduce(p2p_rank_t *r, core_comm_t *c, const void *sbuf, void *rb
 
 /* MPI_Ireduce_scatter(_block): every member sends each other member the
  * block of its input that member keeps, receives its own block from all of
- * them into scratch slots (one step) and folds them into its result (the
- * next).  s->scratch: n + 1 block offsets in bytes, then the n - 1 slots,
- * then, in place, the result (the input's first block is still being sent
- * while it forms). */
+ * them, the first into its result and the others into scratch slots (one
+ * step), and folds its own input and the slots into the result (the next).
+ * s->scratch: n + 1 block offsets in bytes, then n - 1 slots (the first
+ * unused), then, in place, the result (the input's first block is still
+ * being sent while it forms). */
 bool sched_reduce_scatter(sched_t *s)
 {
     int n = s->n, me = s->me;
@@ -106,15 +107,17 @@ bool sched_reduce_scatter(sched_t *s)
             int to = (me + k) % n, from = (me - k + n) % n;
             if (off[to + 1] > off[to])
                 sched_send(s, to, in + off[to], off[to + 1] - off[to], 0);
+            /* the first straight into acc: our own block is folded into it
+             * there, never copied into acc first */
             if (mine)
-                sched_recv(s, from, slots + (size_t)(k - 1) * mine, mine, 0);
+                sched_recv(s, from, k == 1 ? s->acc : slots + (size_t)(k - 1) * mine, mine, 0);
         }
-        if (mine)
-            memcpy(s->acc, in + off[me], mine);
         return false;
     }
     if (s->step == 1) {
-        for (int k = 1; k < n && mine; k++)
+        if (mine)
+            s->op.kernel((const char *)s->sbuf + off[me], s->acc, s->count);
+        for (int k = 2; k < n && mine; k++)
             s->op.kernel(slots + (size_t)(k - 1) * mine, s->acc, s->count);
         if (s->acc != s->rbuf && mine)
             memcpy(s->rbuf, s->acc, mine);

@@ -1,11 +1,9 @@
 /* MPI_Igather and MPI_Iscatter as schedules (coll_sched.h): the linear
  * algorithms of their blocking forms in one step -- the root exchanges one
- * block with every other member at once and copies its own meanwhile.  One
- * way each, so their messages between processes of a node keep the CMA split
- * (each side copies half, coll_sched_cma.c). */
+ * block with every other member at once and copies its own meanwhile
+ * (sched_copy).  One way each, so their messages between processes of a
+ * node keep the CMA split (each side copies half, coll_sched_cma.c). */
 #include "coll/coll_sched_impl.h"
-
-#include <string.h>
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
