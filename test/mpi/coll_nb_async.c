@@ -257,7 +257,8 @@ int main(int argc, char **argv)
     MPI_Comm split;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
     /* 131075 ints (512 KiB and more, not a multiple of any block count): the
-     * schedules' Iallreduce by reduce-scatter + allgather on two processes too */
+     * schedules' Iallreduce by reduce-scatter + allgather from four processes,
+     * and the input folded into a whole received vector on two */
     const size_t sizes[] = { 1, 1000, 70000, 131075 };
     int it = 0;
     for (int s = 0; s < 4 && !errs; s++)
