@@ -229,10 +229,13 @@ static _Atomic int copies_queued;
 
 void sched_copy(sched_t *s, void *dst, const void *src, size_t len)
 {
-    static int defer = -1; /* the thread that reads it first sets it: every thread gets the same answer */
-    if (defer < 0)
-        defer = ucx_async_thread_has_cpu();
-    if (!defer || len < COPY_PIECE) { /* see above */
+    static _Atomic int defer = -1; /* whichever thread reads it first sets it: all get the same answer */
+    int d = atomic_load_explicit(&defer, memory_order_relaxed);
+    if (d < 0) {
+        d = ucx_async_thread_has_cpu();
+        atomic_store_explicit(&defer, d, memory_order_relaxed);
+    }
+    if (!d || len < COPY_PIECE) { /* see above */
         memcpy(dst, src, len);
         return;
     }
