@@ -15,6 +15,7 @@
 #include <string.h>
 #include "pt2pt/p2p.h"
 #include "ucx/ucx_async.h"
+#include "util/util_log.h"
 
 typedef sched_wire_t wire_t;
 
@@ -91,10 +92,29 @@ static void op_cb(void *arg, int status)
     sched_op_done(s);
 }
 
+static _Atomic unsigned long tally[SCHED_TALLY_KINDS][2]; /* [kind][on the progress thread] */
+
+void sched_tally(int kind, unsigned long n)
+{
+    if (UTIL_UNLIKELY(util_debug_enabled))
+        atomic_fetch_add_explicit(&tally[kind][ucx_async_on_thread()], n, memory_order_relaxed);
+}
+
+void coll_sched_tally_report(void)
+{
+    if (!util_debug_enabled || !started)
+        return;
+    static const char *const what[SCHED_TALLY_KINDS] = { "steps", "CMA bytes", "own-block bytes copied" };
+    for (int k = 0; k < SCHED_TALLY_KINDS; k++)
+        util_debug("nonblocking collectives' schedules, %s: ranks' thread %lu, progress thread %lu", what[k],
+                   atomic_load(&tally[k][0]), atomic_load(&tally[k][1]));
+}
+
 /* Runs steps until one has operations in flight, or the last is over. */
 static void run(sched_t *s)
 {
     for (;;) {
+        sched_tally(SCHED_TALLY_STEPS, 1);
         s->pending = 1; /* an operation that completes while the step posts cannot end it early */
         if (s->step_fn(s)) {
             s->pending = 0;
@@ -237,6 +257,7 @@ void sched_copy(sched_t *s, void *dst, const void *src, size_t len)
     }
     if (!d || len < COPY_PIECE) { /* see above */
         memcpy(dst, src, len);
+        sched_tally(SCHED_TALLY_COPY_BYTES, len);
         return;
     }
     for (size_t off = 0; off < len; off += COPY_PIECE) {
@@ -269,6 +290,7 @@ static int copy_one(void)
     if (!c)
         return 0;
     memcpy(c->dst, c->src, c->len);
+    sched_tally(SCHED_TALLY_COPY_BYTES, c->len);
     ucx_async_lock();
     sched_op_done(c->s);
     ucx_async_unlock();

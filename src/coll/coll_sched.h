@@ -109,6 +109,10 @@ bool coll_sched_ialltoallv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, cons
                            MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
                            MPI_Request *request, int *err);
 
+/* With AMPI_DEBUG, at process end: how many schedule steps, CMA bytes and
+ * own-block bytes the ranks' thread and the progress thread each handled. */
+void coll_sched_tally_report(void);
+
 /* The worker's handler of arriving schedule messages (ucx_async_init). */
 bool coll_sched_arrived(const void *hdr, size_t hlen, const void *data, void *desc, size_t len);
 

@@ -170,6 +170,7 @@ void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
         s->pending++;
         pend_new(&fins, h, s, buf, half, 0);
     }
+    sched_tally(SCHED_TALLY_CMA_BYTES, n - half);
     if (n > half && h->whole && over_input(s, buf))
         fold_over_input(s, h->pid, h->addr, buf, n, sender);
     else if (n > half && s->fold && h->whole)
@@ -195,6 +196,7 @@ void sched_cma_control(const sched_wire_t *h)
     if (!p || (h->kind != SCHED_CTS && h->kind != SCHED_DONE))
         util_fatal("nonblocking collective: control message %u for no send", (unsigned)h->kind);
     if (h->kind == SCHED_CTS && h->len) {
+        sched_tally(SCHED_TALLY_CMA_BYTES, (unsigned long)h->len);
         p2p_cma_copy(h->pid, p->buf, h->addr, (size_t)h->len, true, h->dst_world);
         control(h->dst_world, h, SCHED_FIN, 0, 0, 0);
     }

@@ -95,6 +95,7 @@ void env_proc_start(const ucx_job_t *job, int vp, bool any_thread)
 void env_proc_end(void)
 {
     p2p_tally_report();
+    coll_sched_tally_report();
     fflush(stdout);
     /* a peer of another node may close its connections before we close
      * ours: that is its end, not a lost node */

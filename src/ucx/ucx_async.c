@@ -69,6 +69,7 @@ void ucx_async_unlock(void) { pthread_mutex_unlock(&lk); }
 bool ucx_async_trylock(void) { return pthread_mutex_trylock(&lk) == 0; }
 void ucx_async_set_work(int (*fn)(void)) { A.w.work = fn; }
 bool ucx_async_thread_has_cpu(void) { return ucx_side_has_cpu(); }
+bool ucx_async_on_thread(void) { return ucx_side_on_thread(); }
 
 static ucp_ep_h ep_of(int proc)
 {

@@ -42,6 +42,8 @@ bool ucx_async_trylock(void);
 void ucx_async_set_work(int (*fn)(void));
 /* Whether the progress thread has a CPU of its own (ucx_side_has_cpu). */
 bool ucx_async_thread_has_cpu(void);
+/* Whether the calling thread is the progress thread. */
+bool ucx_async_on_thread(void);
 
 /* With the lock held.  Return 0 when done at once (done is not called),
  * 1 when done(arg, status) comes later. */

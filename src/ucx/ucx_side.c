@@ -175,9 +175,14 @@ void ucx_side_busy(ucx_side_t *s, int n)
         syscall(SYS_futex, (void *)&s->busy, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+static __thread bool on_side_thread;
+
+bool ucx_side_on_thread(void) { return on_side_thread; }
+
 static void *side_thread(void *arg)
 {
     ucx_side_t *s = arg;
+    on_side_thread = true;
     /* on a CPU of its own it advances transfers while the ranks compute
      * rather than taking turns with them */
     bool own_cpu = pin_to_progress_cpu(), spin = spin_mode(s, own_cpu);

@@ -82,6 +82,8 @@ ucs_status_t ucx_side_open(ucx_side_t *s, const ucp_params_t *params, ucs_thread
 /* An endpoint to proc's worker at addr (fatal when UCX refuses it); the
  * caller stores it in eps[proc] as its locking requires. */
 ucp_ep_h ucx_side_connect(ucx_side_t *s, int proc, const void *addr, const char *what);
+/* Whether the calling thread is a side worker's progress thread. */
+bool ucx_side_on_thread(void);
 /* Whether the progress threads get a CPU of their own (AMPI_PROGRESS_CPU),
  * where work handed to them runs beside the ranks instead of taking turns
  * with them on one core. */
