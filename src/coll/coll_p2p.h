@@ -12,6 +12,13 @@
 p2p_req_t *coll_isend(p2p_rank_t *r, core_comm_t *c, const void *buf, size_t bytes, int peer, int tag);
 p2p_req_t *coll_irecv(p2p_rank_t *r, core_comm_t *c, void *buf, size_t bytes, int peer, int tag);
 
+/* An exchange as one request, returned: the receive, with one more part
+ * that the send -- a request of the library's, released when it ends --
+ * finishes through its parent link (as MPI_Isendrecv does).  The receive is
+ * posted first. */
+p2p_req_t *coll_isendrecv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_t sbytes, int dst, void *rbuf,
+                          size_t rbytes, int src, int tag);
+
 /* Wait for and release n requests (NULL entries are skipped); returns the
  * first error class found, MPI_SUCCESS if none. */
 int coll_waitall(p2p_req_t **reqs, int n);

@@ -257,6 +257,34 @@ static int t_overlap(int me, int n)
     return errs;
 }
 
+/* MPI_Ibarrier completes on no rank before the last has entered it: the
+ * last member of comm enters only once every other has started its
+ * Ibarrier and seen it stay incomplete through `polls` MPI_Test calls
+ * (size 2 takes a path of its own, coll_barrier.c). */
+static int t_barrier_waits(MPI_Comm comm, const char *name, int polls)
+{
+    int me, n, errs = 0, flag = 0;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    MPI_Request req;
+    if (me != n - 1) {
+        MPI_Ibarrier(comm, &req);
+        for (int i = 0; i < polls && !flag; i++)
+            MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+        if (flag)
+            errs += mt_fail(mt_rank(), "Ibarrier on %s completed before its last member entered it", name);
+        MPI_Send(NULL, 0, MPI_INT, n - 1, 9, comm);
+        if (!flag)
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        for (int i = 0; i < n - 1; i++)
+            MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, 9, comm, MPI_STATUS_IGNORE);
+        MPI_Ibarrier(comm, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    return errs;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -268,6 +296,11 @@ int main(int argc, char **argv)
     for (int rep = 0; rep < 3; rep++)
         errs += t_all_at_once(MPI_COMM_WORLD, dup);
     errs += t_overlap(me, n);
+    errs += t_barrier_waits(MPI_COMM_WORLD, "world", 2000);
+    MPI_Comm pairs; /* ranks 2k and 2k+1; the last alone when n is odd */
+    MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &pairs);
+    errs += t_barrier_waits(pairs, "a pair", 2000);
+    MPI_Comm_free(&pairs);
     /* a blocking collective right after nonblocking ones on the same comm */
     op_t o = make(SCAN, dup, 55);
     MPI_Request req;
