@@ -85,24 +85,10 @@ p2p_req_t *coll_isendrecv(p2p_rank_t *r, core_comm_t *c, const void *sbuf, size_
                           size_t rbytes, int src, int tag)
 {
     p2p_req_t *rq = start_new(r, c, P2P_REQ_RECV, rbuf, rbytes, src, tag, false);
-    if (rq->complete) { /* matched at once (or failed): the send is what remains */
-        rq->complete = false;
-        rq->pending = 1;
-    } else {
-        rq->pending++;
-    }
+    p2p_expect_part(rq);
     p2p_req_t *sq = p2p_req_alloc(r);
     setup(sq, r, c, P2P_REQ_SEND, sbuf, sbytes, dst, tag);
-    int err = p2p_send_start(sq);
-    if (err || sq->complete) { /* done (or failed) already: no link needed */
-        if (err)
-            p2p_req_fail(rq, err);
-        p2p_req_release(sq);
-        p2p_req_part_done(rq);
-    } else {
-        sq->parent = rq;
-        sq->freed = true;
-    }
+    p2p_start_part(rq, sq);
     return rq;
 }
 

@@ -11,14 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Starts the send (buf, count, dt) as a part of rq; `copy` (may be NULL) is
- * a buffer the send owns and frees. */
-static void start_send_part(p2p_rank_t *r, p2p_req_t *rq, const void *buf, int count, MPI_Datatype dt, int dest,
-                            int tag, core_comm_t *c, void *copy)
+void p2p_start_part(p2p_req_t *rq, p2p_req_t *sq)
 {
-    p2p_req_t *sq = p2p_req_alloc(r);
-    p2p_req_setup(sq, r, P2P_REQ_SEND, P2P_MODE_STANDARD, buf, count, dt, dest, tag, c);
-    sq->tmp = copy; /* freed with the request */
     int err = p2p_send_start(sq);
     if (err || sq->complete) { /* done (or failed) already: no link needed */
         if (err)
@@ -31,6 +25,27 @@ static void start_send_part(p2p_rank_t *r, p2p_req_t *rq, const void *buf, int c
     sq->freed = true;
 }
 
+void p2p_expect_part(p2p_req_t *rq)
+{
+    if (rq->complete) { /* matched and copied at once: the send is what remains */
+        rq->complete = false;
+        rq->pending = 1;
+    } else {
+        rq->pending++;
+    }
+}
+
+/* Starts the send (buf, count, dt) as a part of rq; `copy` (may be NULL) is
+ * a buffer the send owns and frees. */
+static void start_send_part(p2p_rank_t *r, p2p_req_t *rq, const void *buf, int count, MPI_Datatype dt, int dest,
+                            int tag, core_comm_t *c, void *copy)
+{
+    p2p_req_t *sq = p2p_req_alloc(r);
+    p2p_req_setup(sq, r, P2P_REQ_SEND, P2P_MODE_STANDARD, buf, count, dt, dest, tag, c);
+    sq->tmp = copy; /* freed with the request */
+    p2p_start_part(rq, sq);
+}
+
 /* Posts the receive with one more part for the send to come. */
 static p2p_req_t *start_recv_part(p2p_rank_t *r, void *buf, int count, MPI_Datatype dt, int source, int tag,
                                   core_comm_t *c)
@@ -38,12 +53,7 @@ static p2p_req_t *start_recv_part(p2p_rank_t *r, void *buf, int count, MPI_Datat
     p2p_req_t *rq = p2p_req_alloc(r);
     p2p_req_setup(rq, r, P2P_REQ_RECV, P2P_MODE_STANDARD, buf, count, dt, source, tag, c);
     p2p_recv_start(rq);
-    if (rq->complete) { /* matched and copied at once: the send is what remains */
-        rq->complete = false;
-        rq->pending = 1;
-    } else {
-        rq->pending++;
-    }
+    p2p_expect_part(rq);
     return rq;
 }
 

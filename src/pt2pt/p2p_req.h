@@ -59,6 +59,13 @@ void p2p_req_pack(p2p_req_t *q);
 /* starting an operation on a prepared request */
 int p2p_send_start(p2p_req_t *q);
 int p2p_recv_start(p2p_req_t *q);
+/* A receive and a send as one request (MPI_Isendrecv, two-rank
+ * MPI_Ibarrier): the started receive rq takes one more part
+ * (p2p_expect_part), then the prepared send sq starts as that part
+ * (p2p_start_part) -- a request of the library's, released when it ends,
+ * which finishes rq's part through its parent link. */
+void p2p_expect_part(p2p_req_t *rq);
+void p2p_start_part(p2p_req_t *rq, p2p_req_t *sq);
 /* deliver an arrived message into a matched receive (frees msg) */
 void p2p_deliver(p2p_rank_t *r, p2p_msg_t *msg, p2p_req_t *q);
 void p2p_msg_free(p2p_msg_t *msg);
