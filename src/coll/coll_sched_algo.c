@@ -49,6 +49,11 @@ enum { AR_FOLD = 0, AR_UNFOLD = 1, AR_ROUND = 2, AR_HALVE = 40, AR_GATHER = 80 }
 
 void sched_combine(sched_t *s, bool other_is_lower)
 {
+    if (s->in) { /* the partner's data came into acc: fold our input into it */
+        s->op.kernel(s->in, s->acc, s->count);
+        s->in = NULL;
+        return;
+    }
     if (other_is_lower) {
         s->op.kernel(s->other, s->acc, s->count);
     } else {
@@ -154,13 +159,6 @@ static void combine_blocks(sched_t *s)
         s->op.kernel(operand + a, (char *)s->acc + a, (b - a) / (s->bytes / s->count));
 }
 
-/* acc = the partner's data (in acc) op our input (s->in), which is no
- * longer needed where it is: every later exchange sends from acc. */
-static void combine_input(sched_t *s)
-{
-    s->op.kernel(s->in, s->acc, s->count);
-}
-
 /* Ranks past the largest power of two p <= n fold in first (each even rank
  * among the first 2(n-p) hands its data to the odd one above it and later
  * gets the result back).  The p remaining then either exchange whole
@@ -206,8 +204,6 @@ bool sched_allreduce(sched_t *s)
             s->folded = false;
         else if (s->halving && !folded_in)
             combine_blocks(s);
-        else if (s->in)
-            combine_input(s);
         else
             sched_combine(s, s->red_peer < me);
         s->in = NULL;

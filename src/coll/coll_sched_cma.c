@@ -114,34 +114,24 @@ bool sched_cma_send(sched_t *s, int proc, const sched_wire_t *key, const void *b
  * machine: see BENCHMARKS.md (2026-11-27). */
 #define FOLD_PIECE (64 * 1024)
 
-static void fold_from(sched_t *s, int32_t pid, uint64_t addr, size_t n, int sender)
+/* Reads n bytes at the sender's addr piece by piece and folds each into
+ * dst (dst = piece op dst).  operand set (a reduction's first operand while
+ * ours is still the user's input, s->in): each piece is read straight into
+ * dst and our input, operand, folded into it there, so the input is never
+ * copied whole first. */
+static void fold_from(sched_t *s, int32_t pid, uint64_t addr, size_t n, int sender, char *dst, const char *operand)
 {
     size_t el = s->count ? s->bytes / s->count : 1, piece = FOLD_PIECE / el * el;
-    char *tmp = malloc(piece ? piece : 1);
-    if (!tmp || !piece)
+    char *tmp = operand ? NULL : malloc(piece ? piece : 1);
+    if ((!operand && !tmp) || !piece)
         util_fatal("out of memory for a nonblocking reduction");
     for (size_t off = 0; off < n; off += piece) {
         size_t c = n - off < piece ? n - off : piece;
-        p2p_cma_copy(pid, tmp, addr + off, c, false, sender);
-        s->op.kernel(tmp, (char *)s->acc + off, c / el);
+        char *into = operand ? dst + off : tmp;
+        p2p_cma_copy(pid, into, addr + off, c, false, sender);
+        s->op.kernel(operand ? operand + off : tmp, dst + off, c / el);
     }
     free(tmp);
-    s->folded = true;
-}
-
-/* A reduction's first operand while ours is still the user's input
- * (s->in, coll_sched_algo.c): each piece is read straight into its place
- * in the receive buffer and our input folded into it there, so the input
- * is never copied whole first. */
-static void fold_over_input(sched_t *s, int32_t pid, uint64_t addr, char *buf, size_t n, int sender)
-{
-    size_t el = s->count ? s->bytes / s->count : 1, piece = FOLD_PIECE / el * el;
-    const char *in = (const char *)s->in + (buf - (char *)s->acc);
-    for (size_t off = 0; off < n; off += piece) {
-        size_t c = n - off < piece ? n - off : piece;
-        p2p_cma_copy(pid, buf + off, addr + off, c, false, sender);
-        s->op.kernel(in + off, buf + off, c / el);
-    }
     s->folded = true;
 }
 
@@ -172,9 +162,9 @@ void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
     }
     sched_tally(SCHED_TALLY_CMA_BYTES, n - half);
     if (n > half && h->whole && over_input(s, buf))
-        fold_over_input(s, h->pid, h->addr, buf, n, sender);
+        fold_from(s, h->pid, h->addr, n, sender, buf, (const char *)s->in + ((char *)buf - (char *)s->acc));
     else if (n > half && s->fold && h->whole)
-        fold_from(s, h->pid, h->addr, n, sender);
+        fold_from(s, h->pid, h->addr, n, sender, s->acc, NULL);
     else if (n > half)
         p2p_cma_copy(h->pid, (char *)buf + half, h->addr + half, n - half, false, sender);
     control(sender, h, SCHED_DONE, 0, 0, 0);

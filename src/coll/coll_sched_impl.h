@@ -118,7 +118,9 @@ void sched_copy(sched_t *s, void *dst, const void *src, size_t len);
 
 /* acc = lower op higher of our data and the partner's (other), by the
  * host kernel: the schedule's data is host memory, whatever thread runs
- * this.  The result may land in other; the pointers then swap. */
+ * this.  The result may land in other; the pointers then swap.  While our
+ * data is still the user's input (s->in), the partner's came into acc:
+ * acc = s->in op acc, and s->in is done with. */
 void sched_combine(sched_t *s, bool other_is_lower);
 
 /* Creates the schedule and its request; nothing runs yet.  sched_new_seq:

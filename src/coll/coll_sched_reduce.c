@@ -29,8 +29,6 @@ bool sched_reduce(sched_t *s)
     if (s->red_peer >= 0) { /* the data the previous step brought, unless folded in as it came */
         if (s->folded)
             s->folded = false;
-        else if (s->in)
-            s->op.kernel(s->in, s->acc, s->count);
         else
             sched_combine(s, false);
         s->in = NULL;
