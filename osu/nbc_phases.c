@@ -1,6 +1,6 @@
 /* nbc_phases: where each rank's time goes in a nonblocking collective.
  *
- *   nbc_phases COLL BYTES [ITERATIONS]
+ *   nbc_phases COLL BYTES [ITERATIONS [pure]]
  *
  * COLL: Ibcast, Iscatter, Iscatterv, Igather, Igatherv, Ialltoall,
  * Iallreduce, Ireduce (floats, MPI_SUM) or Ibarrier; BYTES a block (as
@@ -10,8 +10,11 @@
  * by IMB-NBC's formula -- but also each rank's share: the time inside the
  * starting call and inside MPI_Wait after the computation, which IMB-NBC's
  * maxima hide (for example a root that copies its own block in the call).
- * The computation spins on MPI_Wtime, so it never enters the library. */
+ * The computation spins on MPI_Wtime, so it never enters the library.
+ * With "pure" it runs the first part only, so that what the library counts
+ * while debugging (AMPI_DEBUG=on) belongs to it alone. */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,11 +67,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (argc < 3) {
         if (me == 0)
-            fprintf(stderr, "usage: nbc_phases COLL BYTES [ITERATIONS]\n");
+            fprintf(stderr, "usage: nbc_phases COLL BYTES [ITERATIONS [pure]]\n");
         MPI_Finalize();
         return 2;
     }
     int it = argc > 3 ? atoi(argv[3]) : 200;
+    bool pure_only = argc > 4 && !strcmp(argv[4], "pure");
     job_t j = { .coll = argv[1], .n = atoi(argv[2]) };
     size_t all = (size_t)j.n * (size_t)np + 64;
     j.sbuf = calloc(all, 1);
@@ -102,7 +106,7 @@ int main(int argc, char **argv)
     double pure_max;
     MPI_Allreduce(&pure, &pure_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     double ocall = 0, owait = 0, ovrl = 0;
-    for (int i = 0; i < it; i++) {
+    for (int i = 0; i < (pure_only ? 0 : it); i++) {
         double t0 = now_us();
         start(&j, &q);
         double t1 = now_us();
@@ -115,9 +119,11 @@ int main(int argc, char **argv)
         ovrl += t3 - t0;
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    ocall /= it;
-    owait /= it;
-    ovrl /= it;
+    if (!pure_only) {
+        ocall /= it;
+        owait /= it;
+        ovrl /= it;
+    }
     double ovrl_max;
     MPI_Allreduce(&ovrl, &ovrl_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     double mine[5] = { pure, call, ocall, owait, ovrl }, *every = malloc(5 * (size_t)np * sizeof *every);

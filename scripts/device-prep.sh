@@ -2,7 +2,10 @@
 # device-prep.sh -- run on a machine with network before working on an
 # offline GPU machine: puts what that machine lacks into .whl/ (git-ignored),
 # which goes there with the working tree:
-#   - the CUDA-aware UCX wheel libucx-cu13 (its system UCX has no CUDA);
+#   - the CUDA-aware UCX wheel libucx-cu13 (its system UCX has no CUDA),
+#     repacked without its static archives and io_demo (43 MB -> 29 MB):
+#     setup.sh links the shared libraries only, and what may be carried is
+#     bounded (64 MiB on the machine this was written for);
 #   - Debian's libtool .deb (for a machine with autoconf/automake but no
 #     libtool; setup.sh unpacks it there);
 #   - Debian's iproute2 and the libraries its ip needs (for the namespace
@@ -31,6 +34,20 @@ if ! ls .whl/libucx_cu13-*.whl >/dev/null 2>&1; then
     python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
         --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 -d .whl libucx-cu13==1.22.0
 fi
+for wheel in .whl/libucx_cu13-*.whl; do
+    python3 - "$wheel" <<'PY'
+import os, sys, zipfile
+path = sys.argv[1]
+with zipfile.ZipFile(path) as z:
+    keep = [i for i in z.infolist() if not (i.filename.endswith(".a") or i.filename.endswith("/io_demo"))]
+    if len(keep) == len(z.infolist()):
+        sys.exit(0)
+    with zipfile.ZipFile(path + ".slim", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
+        for i in keep:
+            out.writestr(i, z.read(i.filename), compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+os.replace(path + ".slim", path)
+PY
+done
 if ! ls .whl/libtool_*_all.deb >/dev/null 2>&1; then
     (cd .whl && apt-get download libtool)
 fi

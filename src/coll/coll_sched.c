@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "pt2pt/p2p.h"
 #include "ucx/ucx_async.h"
 #include "util/util_log.h"
@@ -100,14 +101,25 @@ void sched_tally(int kind, unsigned long n)
         atomic_fetch_add_explicit(&tally[kind][ucx_async_on_thread()], n, memory_order_relaxed);
 }
 
+uint64_t sched_tally_clock(void)
+{
+    if (!UTIL_UNLIKELY(util_debug_enabled))
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void coll_sched_tally_report(void)
 {
     if (!util_debug_enabled || !started)
         return;
-    static const char *const what[SCHED_TALLY_KINDS] = { "steps", "CMA bytes", "own-block bytes copied" };
+    static const char *const what[SCHED_TALLY_KINDS] = { "steps", "CMA bytes", "ns in CMA copies",
+                                                         "own-block bytes copied" };
     for (int k = 0; k < SCHED_TALLY_KINDS; k++)
         util_debug("nonblocking collectives' schedules, %s: ranks' thread %lu, progress thread %lu", what[k],
                    atomic_load(&tally[k][0]), atomic_load(&tally[k][1]));
+    ucx_async_report();
 }
 
 /* Runs steps until one has operations in flight, or the last is over. */

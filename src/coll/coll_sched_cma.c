@@ -161,12 +161,14 @@ void sched_cma_deliver(sched_t *s, const sched_wire_t *h, void *buf, size_t len)
         pend_new(&fins, h, s, buf, half, 0);
     }
     sched_tally(SCHED_TALLY_CMA_BYTES, n - half);
+    uint64_t t0 = sched_tally_clock();
     if (n > half && h->whole && over_input(s, buf))
         fold_from(s, h->pid, h->addr, n, sender, buf, (const char *)s->in + ((char *)buf - (char *)s->acc));
     else if (n > half && s->fold && h->whole)
         fold_from(s, h->pid, h->addr, n, sender, s->acc, NULL);
     else if (n > half)
         p2p_cma_copy(h->pid, (char *)buf + half, h->addr + half, n - half, false, sender);
+    sched_tally(SCHED_TALLY_CMA_NS, sched_tally_clock() - t0);
     control(sender, h, SCHED_DONE, 0, 0, 0);
 }
 
@@ -187,7 +189,9 @@ void sched_cma_control(const sched_wire_t *h)
         util_fatal("nonblocking collective: control message %u for no send", (unsigned)h->kind);
     if (h->kind == SCHED_CTS && h->len) {
         sched_tally(SCHED_TALLY_CMA_BYTES, (unsigned long)h->len);
+        uint64_t t0 = sched_tally_clock();
         p2p_cma_copy(h->pid, p->buf, h->addr, (size_t)h->len, true, h->dst_world);
+        sched_tally(SCHED_TALLY_CMA_NS, sched_tally_clock() - t0);
         control(h->dst_world, h, SCHED_FIN, 0, 0, 0);
     }
     if (--p->settle > 0)

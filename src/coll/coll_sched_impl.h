@@ -77,8 +77,10 @@ static inline bool sched_wire_same(const sched_wire_t *a, const sched_wire_t *b)
 
 /* What the schedules did and on which thread, for AMPI_DEBUG's report at
  * process end (coll_sched_tally_report): counted only while debugging. */
-enum { SCHED_TALLY_STEPS, SCHED_TALLY_CMA_BYTES, SCHED_TALLY_COPY_BYTES, SCHED_TALLY_KINDS };
+enum { SCHED_TALLY_STEPS, SCHED_TALLY_CMA_BYTES, SCHED_TALLY_CMA_NS, SCHED_TALLY_COPY_BYTES, SCHED_TALLY_KINDS };
 void sched_tally(int kind, unsigned long n);
+/* The clock for SCHED_TALLY_CMA_NS: 0 unless debugging. */
+uint64_t sched_tally_clock(void);
 
 /* One operation of s's step completed (with the lock held). */
 void sched_op_done(sched_t *s);

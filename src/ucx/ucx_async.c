@@ -64,7 +64,26 @@ void ucx_async_init(int proc, int nprocs, ucx_async_handler_fn handler)
 }
 
 bool ucx_async_up(void) { return A.up; }
-void ucx_async_lock(void) { pthread_mutex_lock(&lk); }
+static _Atomic unsigned long lock_waits, lock_wait_ns, polls_refused; /* the ranks' thread's, counted while debugging */
+void ucx_async_lock(void)
+{
+    if (pthread_mutex_trylock(&lk) == 0)
+        return;
+    uint64_t t0 = ucx_side_now();
+    pthread_mutex_lock(&lk);
+    if (UTIL_UNLIKELY(util_debug_enabled) && !ucx_side_on_thread()) {
+        atomic_fetch_add_explicit(&lock_waits, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&lock_wait_ns, ucx_side_now() - t0, memory_order_relaxed);
+    }
+}
+
+void ucx_async_report(void)
+{
+    util_debug("nonblocking collectives' worker: the ranks' thread waited for its lock %lu times, %.1f us in all; "
+               "%lu of its polls found it taken",
+               atomic_load(&lock_waits), (double)atomic_load(&lock_wait_ns) / 1e3, atomic_load(&polls_refused));
+    ucx_side_report(&A.w, ASYNC_WHAT);
+}
 void ucx_async_unlock(void) { pthread_mutex_unlock(&lk); }
 bool ucx_async_trylock(void) { return pthread_mutex_trylock(&lk) == 0; }
 void ucx_async_set_work(int (*fn)(void)) { A.w.work = fn; }
@@ -150,8 +169,11 @@ int ucx_async_poll(void)
     if (!A.up)
         return 0;
     ucx_side_polling(&A.w);
-    if (pthread_mutex_trylock(&lk) != 0)
+    if (pthread_mutex_trylock(&lk) != 0) {
+        if (UTIL_UNLIKELY(util_debug_enabled))
+            atomic_fetch_add_explicit(&polls_refused, 1, memory_order_relaxed);
         return 0; /* the progress thread is at it */
+    }
     int n = (int)ucp_worker_progress(A.w.worker);
     pthread_mutex_unlock(&lk);
     return n;

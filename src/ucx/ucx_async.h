@@ -34,6 +34,9 @@ void ucx_async_init(int proc, int nprocs, ucx_async_handler_fn handler);
 bool ucx_async_up(void);
 void ucx_async_lock(void);
 void ucx_async_unlock(void);
+/* While debugging (AMPI_DEBUG): how often the ranks' thread waited for the
+ * lock and what the progress thread did, at process exit. */
+void ucx_async_report(void);
 /* Takes the lock unless another thread holds it; true when taken. */
 bool ucx_async_trylock(void);
 /* Work of the worker's users that is not UCX's (local copies of the

@@ -146,9 +146,24 @@ static void spin_ns(long ns)
     } while (ucx_side_now() < end);
 }
 
-/* The nap after a look that found the ranks' thread at the worker. */
-static void stand_aside(long *long_nap, bool own_cpu, bool spin)
+#define COUNT(s, field, n) \
+    do { \
+        if (UTIL_UNLIKELY(util_debug_enabled)) \
+            atomic_fetch_add_explicit(&(s)->field, (n), memory_order_relaxed); \
+    } while (0)
+
+void ucx_side_report(ucx_side_t *s, const char *what)
 {
+    util_debug("%s progress thread: %lu polls with no work under way, %lu with work (%lu found some, %.1f us "
+               "held), %lu stood aside", what, atomic_load(&s->idle_holds), atomic_load(&s->busy_holds),
+               atomic_load(&s->busy_holds_found), (double)atomic_load(&s->busy_held_ns) / 1e3,
+               atomic_load(&s->asides));
+}
+
+/* The nap after a look that found the ranks' thread at the worker. */
+static void stand_aside(ucx_side_t *s, long *long_nap, bool own_cpu, bool spin)
+{
+    COUNT(s, asides, 1);
     if (spin)
         spin_ns(SPIN_NAP_NS);
     else
@@ -195,6 +210,7 @@ static void *side_thread(void *arg)
         if (s->stamped && atomic_load_explicit(&s->busy, memory_order_relaxed) == 0) {
             seen = now;
             if (!s->lock || pthread_mutex_trylock(s->lock) == 0) {
+                COUNT(s, idle_holds, 1);
                 ucp_worker_progress(s->worker);
                 if (s->lock)
                     pthread_mutex_unlock(s->lock);
@@ -217,7 +233,7 @@ static void *side_thread(void *arg)
                 continue;
             }
             if (polling_now(s)) {
-                stand_aside(&long_nap, own_cpu, spin);
+                stand_aside(s, &long_nap, own_cpu, spin);
                 continue;
             }
         }
@@ -225,18 +241,24 @@ static void *side_thread(void *arg)
             /* the ranks' thread is progressing: waiting for it on this core
              * would only take the core from it */
             if (s->stamped)
-                stand_aside(&long_nap, own_cpu, spin);
+                stand_aside(s, &long_nap, own_cpu, spin);
             else
                 nanosleep(&nap, NULL);
             continue;
         }
         long_nap = NAP_NS; /* the ranks' thread is elsewhere: this thread polls for it */
+        uint64_t t0 = UTIL_UNLIKELY(util_debug_enabled) ? ucx_side_now() : 0;
         unsigned n = ucp_worker_progress(s->worker);
         ucs_status_t armed = UCS_ERR_BUSY;
         if (!n && ++idle >= 64 && s->efd >= 0 && !spin)
             armed = ucp_worker_arm(s->worker);
         if (s->lock)
             pthread_mutex_unlock(s->lock);
+        if (UTIL_UNLIKELY(util_debug_enabled)) {
+            COUNT(s, busy_holds, 1);
+            COUNT(s, busy_holds_found, n > 0);
+            COUNT(s, busy_held_ns, ucx_side_now() - t0);
+        }
         if (s->work)
             n += (unsigned)s->work();
         if (n) {

@@ -38,8 +38,8 @@
  * at 64 KiB overlapped 0 % with such naps and 46-55 % with the spin), polls
  * without arming while work is under way, stays awake 200 us after the last
  * work and then sleeps on the busy count's futex, which the start of the
- * next work wakes (ucx_side_busy).  Between its polls it also does the
- * users' own work (s->work: the schedules' local copies). */
+ * next work wakes (ucx_side_busy).  Between its polls it also does the users' own work (s->work: the
+ * schedules' local copies). */
 #ifndef AMPI_UCX_SIDE_H
 #define AMPI_UCX_SIDE_H
 
@@ -70,6 +70,9 @@ typedef struct ucx_side {
     int (*work)(void); /* the users' own work beside the worker's (or NULL): the progress
                         * thread calls it without the lock after each of its polls; it
                         * returns how much it did */
+    /* what the progress thread did, counted while debugging (AMPI_DEBUG) */
+    _Atomic unsigned long idle_holds, busy_holds, busy_holds_found, asides;
+    _Atomic unsigned long busy_held_ns;
 } ucx_side_t;
 
 /* Makes the context from params (the caller's features and hints, over the
@@ -116,5 +119,7 @@ void ucx_side_busy(ucx_side_t *s, int n);
 /* At process exit: stops the progress thread, flushes the worker, closes
  * the endpoints and frees everything. */
 void ucx_side_close(ucx_side_t *s);
+/* While debugging: what the progress thread did (util_debug lines). */
+void ucx_side_report(ucx_side_t *s, const char *what);
 
 #endif
