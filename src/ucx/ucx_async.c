@@ -175,8 +175,6 @@ int ucx_async_poll(void)
         return 0; /* the progress thread is at it */
     }
     int n = (int)ucp_worker_progress(A.w.worker);
-    if (n)
-        ucx_side_worked(&A.w);
     pthread_mutex_unlock(&lk);
     return n;
 }

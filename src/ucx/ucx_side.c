@@ -63,7 +63,7 @@ ucp_ep_h ucx_side_connect(ucx_side_t *s, int proc, const void *addr, const char 
     return ep;
 }
 
-enum { NAP_NS = 50000, NAP_MAX_NS = 1000000, POLLING_NS = 20000, SPIN_NAP_NS = 2000, SPIN_CONFIRM_NS = 1000 };
+enum { NAP_NS = 50000, NAP_MAX_NS = 1000000, POLLING_NS = 20000, SPIN_NAP_NS = 2000 };
 #define SPIN_AWAKE_NS 200000u /* spin mode: awake this long after the last work */
 
 /* Whether the ranks' thread polled within the last POLLING_NS: it was in a
@@ -170,26 +170,6 @@ static void stand_aside(ucx_side_t *s, long *long_nap, bool own_cpu, bool spin)
         back_off(long_nap, own_cpu);
 }
 
-/* Spin mode, before this thread takes over from a ranks' thread that has
- * not polled since the last look: whether it stays away ns longer.  A rank
- * that has only left a call, or a poll that did work, polls again within
- * a microsecond; taking the worker from it in that gap moved 2-7 % of the
- * schedules' steps of IMB-NBC-like loops of MPI_Ialltoall + MPI_Wait (64-128
- * KiB, 2 processes) to this thread, whose copies of the ranks' buffers ran
- * at 5-7 GB/s against the ranks' 10-16 (the lines sit in the ranks' caches),
- * and the loop took 12-17 us against 8-11 with the spin off (2 x H100 host,
- * AMPI_DEBUG's counts).  A rank that computes stays away: the wait delays
- * this thread's first poll by ns. */
-static bool quiet_for(ucx_side_t *s, unsigned *seen, long ns)
-{
-    spin_ns(ns);
-    unsigned now = atomic_load_explicit(&s->pe_polls, memory_order_relaxed);
-    if (now == *seen)
-        return true;
-    *seen = now;
-    return false;
-}
-
 /* Spin mode with no work under way: sleep until ucx_side_busy announces
  * some (NAP_MAX_NS at most, the safety net of a missed wake). */
 static void doze(ucx_side_t *s)
@@ -225,12 +205,10 @@ static void *side_thread(void *arg)
     struct timespec nap = { 0, NAP_NS };
     long long_nap = NAP_NS; /* stamped: the nap while the ranks' thread keeps polling */
     uint64_t last_work = 0; /* spin mode: when work was last seen under way */
-    bool serving = false;   /* the last look polled for the ranks' thread */
     while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
         unsigned now = atomic_load_explicit(&s->pe_polls, memory_order_relaxed);
         if (s->stamped && atomic_load_explicit(&s->busy, memory_order_relaxed) == 0) {
             seen = now;
-            serving = false; /* the next work starts in a rank's call */
             if (!s->lock || pthread_mutex_trylock(s->lock) == 0) {
                 COUNT(s, idle_holds, 1);
                 ucp_worker_progress(s->worker);
@@ -255,17 +233,11 @@ static void *side_thread(void *arg)
                 continue;
             }
             if (polling_now(s)) {
-                serving = false;
                 stand_aside(s, &long_nap, own_cpu, spin);
                 continue;
             }
         }
-        if (spin && !serving && !quiet_for(s, &seen, SPIN_CONFIRM_NS)) {
-            stand_aside(s, &long_nap, own_cpu, spin);
-            continue;
-        }
         if (s->lock && pthread_mutex_trylock(s->lock) != 0) {
-            serving = false;
             /* the ranks' thread is progressing: waiting for it on this core
              * would only take the core from it */
             if (s->stamped)
@@ -275,7 +247,6 @@ static void *side_thread(void *arg)
             continue;
         }
         long_nap = NAP_NS; /* the ranks' thread is elsewhere: this thread polls for it */
-        serving = true;
         uint64_t t0 = UTIL_UNLIKELY(util_debug_enabled) ? ucx_side_now() : 0;
         unsigned n = ucp_worker_progress(s->worker);
         ucs_status_t armed = UCS_ERR_BUSY;

@@ -38,11 +38,7 @@
  * at 64 KiB overlapped 0 % with such naps and 46-55 % with the spin), polls
  * without arming while work is under way, stays awake 200 us after the last
  * work and then sleeps on the busy count's futex, which the start of the
- * next work wakes (ucx_side_busy).  Before it takes over from ranks that
- * stopped polling it waits 1 us more for a poll (quiet_for in ucx_side.c),
- * and the ranks' thread bumps its polls again after one that did work
- * (ucx_side_worked): a rank between two polls is not a computing rank.
- * Between its polls it also does the users' own work (s->work: the
+ * next work wakes (ucx_side_busy).  Between its polls it also does the users' own work (s->work: the
  * schedules' local copies). */
 #ifndef AMPI_UCX_SIDE_H
 #define AMPI_UCX_SIDE_H
@@ -115,16 +111,6 @@ static inline void ucx_side_polling(ucx_side_t *s)
     unsigned n = atomic_load_explicit(&s->pe_polls, memory_order_relaxed) + 1;
     atomic_store_explicit(&s->pe_polls, n, memory_order_relaxed);
     if (s->stamped && n % 16 == 0)
-        atomic_store_explicit(&s->pe_stamp, ucx_side_now(), memory_order_relaxed);
-}
-/* The ranks' thread, after a poll that did work and before it lets the
- * worker go: a fresh stamp, so that the progress thread does not take the
- * worker for one that stopped polling in the moment before its next poll. */
-static inline void ucx_side_worked(ucx_side_t *s)
-{
-    unsigned n = atomic_load_explicit(&s->pe_polls, memory_order_relaxed) + 1;
-    atomic_store_explicit(&s->pe_polls, n, memory_order_relaxed);
-    if (s->stamped)
         atomic_store_explicit(&s->pe_stamp, ucx_side_now(), memory_order_relaxed);
 }
 /* The work under way is now n (the ranks' thread): wakes the progress
