@@ -1188,11 +1188,15 @@ if [ -n "$out" ]; then
     # travels in one archive (console.log is the caller's redirect).
     # (GNU tar exits 1 when a file changed while read -- the caller's
     # console.log grows in this folder -- and the archive is still whole.)
+    # A second run into the same OUT archives beside the first
+    # (results-2.tgz, ...) rather than over it.
     (cd "$out" || exit
-        tar czf results.tgz --warning=no-file-changed --exclude=results.tgz --exclude=console.log \
+        archive=results.tgz n=1
+        while [ -e "$archive" ]; do n=$((n + 1)) archive=results-$n.tgz; done
+        tar czf "$archive" --warning=no-file-changed --exclude='results*.tgz' --exclude=console.log \
             --exclude=summary.md --exclude=current-tables.md --exclude=osu74-rma-tables.md \
             --exclude=compare-tables.md --exclude=gpu-bed-summary.md .
-        [ $? -le 1 ] && find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name console.log \
+        [ $? -le 1 ] && find . -mindepth 1 -maxdepth 1 ! -name 'results*.tgz' ! -name console.log \
             ! -name summary.md ! -name current-tables.md ! -name osu74-rma-tables.md ! -name compare-tables.md \
             ! -name gpu-bed-summary.md -exec rm -rf {} +)
 fi
