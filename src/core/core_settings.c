@@ -88,6 +88,9 @@ const core_setting_t core_settings[CORE_SET_COUNT] = {
                                  "a collectives' progress thread on a CPU of its own polls every few microseconds "
                                  "while a collective is under way and wakes at once for the next (off: 50 us naps)",
                                  "README.md" },
+    [CORE_SET_PROGRESS_SPIN_PAUSE] = { "AMPI_PROGRESS_SPIN_PAUSE", CORE_TYPE_BOOL, "on", 0, 0, NULL,
+                                       "spin mode waits between looks on pause instructions (off: a plain loop)",
+                                       "README.md" },
     [CORE_SET_PRIVATIZE] = { "AMPI_PRIVATIZE", CORE_TYPE_BOOL, "on", 0, 0, NULL,
                              "programs built with ampicc -privatize load a copy per rank (off: per process)",
                              "README.md" },

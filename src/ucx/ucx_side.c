@@ -112,12 +112,17 @@ static bool pin_to_progress_cpu(void)
     return true;
 }
 
+/* AMPI_PROGRESS_SPIN_PAUSE, stored as a spin-mode thread starts (every
+ * thread stores the same value) */
+static _Atomic bool spin_pause = true;
+
 /* Spin mode (ucx_side.h): a thread on a CPU of its own with the stamped
  * worker, unless AMPI_PROGRESS_SPIN=off. */
 static bool spin_mode(const ucx_side_t *s, bool own_cpu)
 {
     if (!own_cpu || !s->stamped || !core_setting_bool(CORE_SET_PROGRESS_SPIN))
         return false;
+    atomic_store_explicit(&spin_pause, core_setting_bool(CORE_SET_PROGRESS_SPIN_PAUSE), memory_order_relaxed);
     util_debug("progress thread: a CPU of its own, spin mode");
     return true;
 }
@@ -140,6 +145,13 @@ static inline void cpu_relax(void)
 static void spin_ns(long ns)
 {
     uint64_t end = ucx_side_now() + (uint64_t)ns;
+    /* a plain loop: no pause-loop exits to a hypervisor */
+    if (!atomic_load_explicit(&spin_pause, memory_order_relaxed)) {
+        for (volatile unsigned turns = 0; ucx_side_now() < end;)
+            for (int i = 0; i < 32; i++)
+                turns++;
+        return;
+    }
     do {
         for (int i = 0; i < 32; i++)
             cpu_relax();

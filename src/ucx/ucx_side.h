@@ -33,13 +33,14 @@
  * than about 100 us (Ibcast up to 2 MiB, Ialltoall up to 256 KiB) and
  * 39-77 % where it was longer (BENCHMARKS.md, 3d0bcb6).  So there, for the
  * stamped worker and unless AMPI_PROGRESS_SPIN=off, it waits 2 us between
- * looks by spinning on pause instructions (a 2 us nanosleep took 6-7 us on
- * average there, up to 28 us: IMB-NBC's Ibcast at 128-256 KiB and Iscatter(v)
- * at 64 KiB overlapped 0 % with such naps and 46-55 % with the spin), polls
+ * looks by spinning on pause instructions, or on a plain loop with
+ * AMPI_PROGRESS_SPIN_PAUSE=off (a 2 us nanosleep took 6-7 us on average
+ * there, up to 28 us: IMB-NBC's Ibcast at 128-256 KiB and Iscatter(v) at
+ * 64 KiB overlapped 0 % with such naps and 46-55 % with the spin), polls
  * without arming while work is under way, stays awake 200 us after the last
  * work and then sleeps on the busy count's futex, which the start of the
- * next work wakes (ucx_side_busy).  Between its polls it also does the users' own work (s->work: the
- * schedules' local copies). */
+ * next work wakes (ucx_side_busy).  Between its polls it also does the
+ * users' own work (s->work: the schedules' local copies). */
 #ifndef AMPI_UCX_SIDE_H
 #define AMPI_UCX_SIDE_H
 
