@@ -141,7 +141,9 @@ NBC_ROUTE_PROGS='coll_nb_async coll_nb_rooted coll_nb_rootedv coll_nb_alltoallv 
 # there are two CPUs per process): their spin mode (AMPI_PROGRESS_SPIN,
 # src/ucx/ucx_side.h), which dozes between collectives and is woken by the
 # next one.  CPU 0 is shared with ranks here: the mode runs, not its speed.
-SPIN_ROUTE_SETTINGS='AMPI_PROGRESS_CPU=0'
+# Its second form waits on a plain loop instead of pause instructions
+# (AMPI_PROGRESS_SPIN_PAUSE=off).  A comma joins the settings of one run.
+SPIN_ROUTE_SETTINGS='AMPI_PROGRESS_CPU=0 AMPI_PROGRESS_CPU=0,AMPI_PROGRESS_SPIN_PAUSE=off'
 ROUTE_CELLS='2x4 4x4'
 
 RUN_TIMEOUT=60   # ampirun --timeout
@@ -293,14 +295,16 @@ done
 
 # ---- route switches ----------------------------------------------------------
 route_runs() { # SETTINGS PROGS
-    local setting prog cell p v
+    local setting prog cell p v names
     for setting in $1; do
+        names=$(echo "$setting" | sed 's/=[^,]*//g; s/,/+/g') # the log's suffix: the settings' names
         for prog in $2; do
             case " $built " in *" $prog "*) ;; *) continue ;; esac
             for cell in $ROUTE_CELLS; do
                 p=${cell%x*} v=${cell#*x}
-                run_case "mpi/$prog np=$p vp=$v $setting" "$logdir/$prog.np$p.vp$v.${setting%=*}.log" 0 - "" \
-                    env "$setting" "$launcher" --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/$prog"
+                # shellcheck disable=SC2086 # a comma list becomes several NAME=VALUE words
+                run_case "mpi/$prog np=$p vp=$v ${setting//,/ }" "$logdir/$prog.np$p.vp$v.$names.log" 0 - "" \
+                    env ${setting//,/ } "$launcher" --timeout "$RUN_TIMEOUT" -np "$p" +vp "$v" "$bindir/$prog"
             done
         done
     done
