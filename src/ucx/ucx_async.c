@@ -69,9 +69,10 @@ void ucx_async_lock(void)
 {
     if (pthread_mutex_trylock(&lk) == 0)
         return;
-    uint64_t t0 = ucx_side_now();
+    bool counted = UTIL_UNLIKELY(util_debug_enabled) && !ucx_side_on_thread();
+    uint64_t t0 = counted ? ucx_side_now() : 0;
     pthread_mutex_lock(&lk);
-    if (UTIL_UNLIKELY(util_debug_enabled) && !ucx_side_on_thread()) {
+    if (counted) {
         atomic_fetch_add_explicit(&lock_waits, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&lock_wait_ns, ucx_side_now() - t0, memory_order_relaxed);
     }
