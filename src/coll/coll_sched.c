@@ -13,9 +13,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "pt2pt/p2p.h"
 #include "ucx/ucx_async.h"
+#include "ucx/ucx_side.h"
 #include "util/util_log.h"
 
 typedef sched_wire_t wire_t;
@@ -101,14 +101,7 @@ void sched_tally(int kind, unsigned long n)
         atomic_fetch_add_explicit(&tally[kind][ucx_async_on_thread()], n, memory_order_relaxed);
 }
 
-uint64_t sched_tally_clock(void)
-{
-    if (!UTIL_UNLIKELY(util_debug_enabled))
-        return 0;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t sched_tally_clock(void) { return UTIL_UNLIKELY(util_debug_enabled) ? ucx_side_now() : 0; }
 
 void coll_sched_tally_report(void)
 {
