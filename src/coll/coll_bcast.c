@@ -135,7 +135,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
         return coll_inter_return(c, err, "MPI_Ibcast");
     }
     int err = check(c, buffer, count, datatype, root);
-    if (!err && coll_sched_wanted(c, (size_t)count * dt_size(datatype))) { /* coll_sched.h */
+    if (!err && coll_sched_wanted(c, coll_sched_bcast_weight((size_t)count * dt_size(datatype)))) { /* coll_sched.h */
         err = coll_sched_ibcast(r, c, buffer, count, datatype, root, request);
     } else if (!err && UTIL_UNLIKELY(coll_nc_type(datatype))) { /* coll_noncontig_nb.c */
         coll_nb_args_t a = { .rbuf = buffer, .rcount = count, .rdt = datatype, .root = root };

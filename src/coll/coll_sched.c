@@ -339,6 +339,11 @@ size_t coll_sched_min(void)
     return min;
 }
 
+size_t coll_sched_bcast_weight(size_t bytes)
+{
+    return bytes <= SIZE_MAX / 2 && ucx_async_job_has_cpu() ? 2 * bytes : bytes;
+}
+
 bool coll_sched_wanted(const core_comm_t *c, size_t bytes)
 {
     if (bytes < coll_sched_min() || !ucx_async_up() || c->remote || coll_nb_capturing())

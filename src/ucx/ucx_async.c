@@ -11,6 +11,7 @@
 
 #define ASYNC_ADDR_KEY "ampi.ucx.async"
 #define ASYNC_WHAT "nonblocking collectives'"
+#define ASYNC_CPU_KEY "ampi.ucx.async.cpu"
 
 static struct {
     bool up;
@@ -59,6 +60,9 @@ void ucx_async_init(int proc, int nprocs, ucx_async_handler_fn handler)
     if (ucx_pmix_put(ASYNC_ADDR_KEY, addr, alen) != 0)
         util_fatal("cannot publish the nonblocking collectives' worker address through PMIx");
     ucp_worker_release_address(A.w.worker, addr);
+    unsigned char cpu = ucx_side_has_cpu();
+    if (ucx_pmix_put(ASYNC_CPU_KEY, &cpu, 1) != 0)
+        util_fatal("cannot publish whether the progress thread has a CPU through PMIx");
     A.handler = handler;
     A.up = true;
 }
@@ -89,6 +93,20 @@ void ucx_async_unlock(void) { pthread_mutex_unlock(&lk); }
 bool ucx_async_trylock(void) { return pthread_mutex_trylock(&lk) == 0; }
 void ucx_async_set_work(int (*fn)(void)) { A.w.work = fn; }
 bool ucx_async_thread_has_cpu(void) { return ucx_side_has_cpu(); }
+
+bool ucx_async_job_has_cpu(void)
+{
+    static _Atomic int known = -1; /* whichever thread reads it first sets it: all get the same answer */
+    int v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v < 0) {
+        void *data = NULL;
+        size_t len = 0;
+        v = A.up && ucx_pmix_get(0, ASYNC_CPU_KEY, &data, &len) == 0 && len == 1 && *(unsigned char *)data;
+        free(data);
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v;
+}
 bool ucx_async_on_thread(void) { return ucx_side_on_thread(); }
 
 static ucp_ep_h ep_of(int proc)

@@ -45,6 +45,11 @@ bool ucx_async_trylock(void);
 void ucx_async_set_work(int (*fn)(void));
 /* Whether the progress thread has a CPU of its own (ucx_side_has_cpu). */
 bool ucx_async_thread_has_cpu(void);
+/* Whether process 0's progress thread has one: the same answer in every
+ * process of the job, for choices that every process must make alike
+ * (AMPI_PROGRESS_CPU may differ between processes).  False without the
+ * worker. */
+bool ucx_async_job_has_cpu(void);
 /* Whether the calling thread is the progress thread. */
 bool ucx_async_on_thread(void);
 

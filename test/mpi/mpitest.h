@@ -282,6 +282,16 @@ static inline size_t mt_nbc_progress_min(void)
     return (size_t)(n << shift);
 }
 
+/* An Ibcast of bytes as the library weighs it against AMPI_NBC_PROGRESS_MIN
+ * (README): twice the message where the progress threads have CPUs of their
+ * own (AMPI_PROGRESS_CPU, which ampirun sets on every process or on none;
+ * the library reads process 0's). */
+static inline size_t mt_nbc_bcast_weight(size_t bytes)
+{
+    const char *v = getenv("AMPI_PROGRESS_CPU");
+    return v && *v && atoi(v) >= 0 ? 2 * bytes : bytes;
+}
+
 /* A committed vector of n ints, stride 2, resized to extent 2n ints. */
 static inline MPI_Datatype mt_strided_ints(int n)
 {

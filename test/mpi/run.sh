@@ -134,7 +134,8 @@ ROUTE_PROGS='pt2pt_basic pt2pt_modes truncate probe order persistent persist_wil
 RMA_ROUTE_SETTINGS='AMPI_RMA_SHM=0'
 RMA_ROUTE_PROGS='rma_shm rma_acc rma_basic rma_fetch_large'
 # Nonblocking collectives of every size on the progress thread's schedules
-# (by default only those of 128 KiB and more take them, Iallreduce from 64 KiB).
+# (by default only those of 128 KiB and more take them, Iallreduce from 64 KiB,
+# Ibcast from 64 KiB where the progress threads have CPUs of their own).
 NBC_ROUTE_SETTINGS='AMPI_NBC_PROGRESS_MIN=0'
 NBC_ROUTE_PROGS='coll_nb_async coll_nb_rooted coll_nb_rootedv coll_nb_alltoallv coll_nb_reduce coll_nb_allgather'
 # The same with the progress threads pinned to a CPU (as ampirun does where
