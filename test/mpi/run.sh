@@ -331,6 +331,24 @@ if [ "$mode" = ampi ]; then
             env -u AMPI_VP "$ompi_run" --allow-run-as-root --oversubscribe \
             -np 2 "$bindir/$prog"
     done
+    # AMPI_PROGRESS_CPU on one process only (each part of an MPMD command line
+    # has its own environment): both processes must still take one route for
+    # an Ibcast between half AMPI_NBC_PROGRESS_MIN and all of it, which follows
+    # process 0's progress thread (src/coll/coll_sched.h); else they hang.
+    prog=coll_nb_async
+    for on in 0 1; do
+        case " $built " in *" $prog "*) ;; *) break ;; esac
+        name="mpi/$prog np=2 (openmpi mpirun, AMPI_PROGRESS_CPU=0 on process $on only)"
+        if [ -z "$ompi_run" ]; then
+            skip "$name" "Open MPI's mpirun not found"
+            continue
+        fi
+        with=(env AMPI_PROGRESS_CPU=0 "$bindir/$prog")
+        if [ "$on" = 0 ]; then parts=(-np 1 "${with[@]}" : -np 1 "$bindir/$prog")
+        else parts=(-np 1 "$bindir/$prog" : -np 1 "${with[@]}"); fi
+        run_case "$name" "$logdir/$prog.ompirun.cpu$on.log" 0 - "" \
+            env -u AMPI_VP "$ompi_run" --allow-run-as-root --oversubscribe "${parts[@]}"
+    done
 fi
 case " $built " in
 *" ring "*)
