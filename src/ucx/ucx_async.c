@@ -101,7 +101,10 @@ bool ucx_async_job_has_cpu(void)
     if (v < 0) {
         void *data = NULL;
         size_t len = 0;
-        v = A.up && ucx_pmix_get(0, ASYNC_CPU_KEY, &data, &len) == 0 && len == 1 && *(unsigned char *)data;
+        /* fatal, not a quiet no: every process must take the same path */
+        if (A.up && (ucx_pmix_get(0, ASYNC_CPU_KEY, &data, &len) != 0 || len != 1))
+            util_fatal("no answer from process 0 through PMIx on whether its progress thread has a CPU");
+        v = A.up && *(unsigned char *)data;
         free(data);
         atomic_store_explicit(&known, v, memory_order_relaxed);
     }
