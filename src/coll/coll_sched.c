@@ -396,11 +396,17 @@ void sched_start(sched_t *s)
         started = true;
         p2p_add_progress_hook(hook);
         ucx_async_set_work(copy_one);
+        ucx_async_watch(&p2p_proc.pe.waiting);
         ucx_async_thread_start();
     }
+    /* marked inside at both ends: the progress thread's next look then
+     * stands aside, not taking the worker in the moment between this start
+     * and the wait that commonly follows (ucx_side.h) */
+    ucx_async_inside();
     active++;
     ucx_async_busy(active);
     ucx_async_lock();
     run(s);
     ucx_async_unlock();
+    ucx_async_inside();
 }

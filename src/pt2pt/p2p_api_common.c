@@ -109,13 +109,22 @@ void p2p_wait_complete(p2p_req_t *q)
 {
     if (q->complete)
         return;
+    P2P_WAITING;
     p2p_progress(NULL);
     while (!q->complete)
         p2p_idle();
 }
 
+void p2p_yield(void)
+{
+    bool waiting = rank_waiting_set(&p2p_proc.pe, false); /* the PE may go to another rank (p2p_idle) */
+    rank_yield();
+    if (waiting)
+        rank_waiting_set(&p2p_proc.pe, true);
+}
+
 void p2p_poll(void)
 {
     p2p_progress(NULL);
-    rank_yield();
+    p2p_yield();
 }

@@ -37,6 +37,7 @@ static p2p_msg_t *probe_block(p2p_rank_t *r, core_comm_t *c, int source, int tag
     p2p_msg_t *m = find(r, c, source, tag);
     if (m)
         return m;
+    P2P_WAITING;
     p2p_progress(NULL);
     r->probing = true;
     while (!(m = find(r, c, source, tag)))

@@ -141,12 +141,15 @@ static int wait_for_done(int count, MPI_Request reqs[], bool block)
         i = find_done(count, reqs);
     }
     if (i == -1 && !block) {
-        rank_yield();
+        p2p_yield();
         i = find_done(count, reqs);
     }
-    while (i == -1 && block) {
-        p2p_idle();
-        i = find_done(count, reqs);
+    if (i == -1 && block) {
+        P2P_WAITING;
+        do {
+            p2p_idle();
+            i = find_done(count, reqs);
+        } while (i == -1);
     }
     return i;
 }
@@ -240,6 +243,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         return core_error(NULL, MPI_ERR_REQUEST, "MPI_Waitall");
     int i = first_running(count, reqs, 0);
     if (i < count) {
+        P2P_WAITING;
         p2p_progress(NULL);
         while ((i = first_running(count, reqs, i)) < count)
             p2p_idle();

@@ -42,10 +42,27 @@ static inline void p2p_idle(void)
         if (__builtin_expect(rank_hosted, 0)) /* library mode: other threads' calls get their turn */
             rank_host_pause();
     } else {
+        bool waiting = rank_waiting_set(&p2p_proc.pe, false); /* the PE may go to another rank */
         rank_block();
+        if (waiting)
+            rank_waiting_set(&p2p_proc.pe, true);
     }
 }
+
+/* A wait loop (`while (!cond) p2p_idle();`): the PE's waiting flag from
+ * here to the end of the enclosing block (rank_ult.h), which tells the
+ * nonblocking collectives' progress thread that this thread polls the
+ * network itself.  Only the outermost scope clears it: a scope that found
+ * it set leaves it to the one that set it. */
+static inline bool p2p_waiting_begin(void) { return rank_waiting_set(&p2p_proc.pe, true); }
+static inline void p2p_waiting_end(const bool *was)
+{
+    if (!*was)
+        rank_waiting_set(&p2p_proc.pe, false);
+}
+#define P2P_WAITING __attribute__((cleanup(p2p_waiting_end))) const bool p2p_waiting_was_ = p2p_waiting_begin()
 void p2p_wait_complete(p2p_req_t *q); /* block the calling rank until q completes */
 void p2p_poll(void);                  /* progress once and let other ranks run */
+void p2p_yield(void);                 /* let other ranks run (rank_yield), minding the waiting flag */
 
 #endif

@@ -78,6 +78,7 @@ void rank_pe_init(rank_pe_t *pe, rank_progress_fn progress, void *progress_arg)
     pe->nlive = 0;
     pe->progress = progress;
     pe->progress_arg = progress_arg;
+    atomic_init(&pe->waiting, false);
 }
 
 /* From a ULT to its scheduler.  dying: the ULT will never run again, so ASan
@@ -138,6 +139,7 @@ static __attribute__((noinline)) void switch_into_extras(rank_pe_t *pe, ult_impl
 static inline void run_ult(rank_pe_t *pe, rank_ult_t *ult)
 {
     ult_impl_t *impl = UTIL_CONTAINER_OF(ult, ult_impl_t, pub);
+    rank_waiting_set(pe, false); /* a rank resuming inside a wait raises it again */
     if (UTIL_UNLIKELY(impl->extras))
         switch_into_extras(pe, impl);
     else
@@ -262,6 +264,7 @@ void rank_pe_run(rank_pe_t *pe)
         if (last == &pe->ready.head) { /* nothing ready */
             if (!pe->progress)
                 report_deadlock(pe);
+            rank_waiting_set(pe, true); /* every rank waits inside MPI */
             /* Only progress can make a rank ready: poll, but let other
              * processes on an oversubscribed core run now and then. */
             if (!did && may_yield && ++idle >= 1024) {
@@ -273,6 +276,7 @@ void rank_pe_run(rank_pe_t *pe)
         idle = 0;
         run_ready(pe);
     }
+    rank_waiting_set(pe, false);
     rank_this_pe = outer;
 }
 

@@ -11,6 +11,7 @@
 #ifndef AMPI_RANK_ULT_H
 #define AMPI_RANK_ULT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include "util/util_list.h"
@@ -50,6 +51,12 @@ struct rank_pe {
     int nlive;               /* ULTs created and not DONE */
     rank_progress_fn progress;
     void *progress_arg;
+    /* The PE's thread waits inside MPI: the running rank polls in a wait
+     * loop (its layer raises the flag), or every rank is blocked and the
+     * scheduler polls.  Read by a progress thread, which leaves the network
+     * to the PE's thread meanwhile; on a cache line of its own, so that
+     * those reads never take the scheduler's fields from the PE's core. */
+    _Alignas(64) _Atomic bool waiting;
 };
 
 void rank_pe_init(rank_pe_t *pe, rank_progress_fn progress, void *progress_arg);
@@ -64,6 +71,19 @@ void rank_ult_destroy(rank_ult_t *ult); /* only when DONE */
  * per ULT always): set before the ULTs are created (each reads it then),
  * for programs whose globals are privatized. */
 extern bool rank_keep_getopt;
+
+/* Sets pe->waiting to on and returns what it was.  The scheduler lowers it
+ * before it runs a ULT and raises it while none is ready; a ULT that
+ * blocks or yields inside a wait lowers it first and raises it again when
+ * it resumes (p2p_idle), so that a rank that runs meanwhile, in MPI or
+ * not, starts from "not waiting". */
+static inline bool rank_waiting_set(rank_pe_t *pe, bool on)
+{
+    bool was = atomic_load_explicit(&pe->waiting, memory_order_relaxed);
+    if (was != on) /* a store only on a change: the line stays shared with its reader */
+        atomic_store_explicit(&pe->waiting, on, memory_order_relaxed);
+    return was;
+}
 
 /* Run the scheduler on the calling OS thread until every ULT of pe is DONE. */
 void rank_pe_run(rank_pe_t *pe);

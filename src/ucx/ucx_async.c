@@ -202,6 +202,12 @@ int ucx_async_poll(void)
 }
 
 void ucx_async_busy(int n) { ucx_side_busy(&A.w, n); }
+void ucx_async_inside(void)
+{
+    if (A.up)
+        ucx_side_inside(&A.w);
+}
+void ucx_async_watch(const _Atomic bool *flag) { A.w.waiting = flag; }
 
 void ucx_async_thread_start(void)
 {

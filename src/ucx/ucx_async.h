@@ -17,6 +17,7 @@
 #ifndef AMPI_UCX_ASYNC_H
 #define AMPI_UCX_ASYNC_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -65,6 +66,14 @@ int ucx_async_poll(void);
 /* The ranks' thread: how many schedules of this process are under way;
  * while none is, the progress thread only flushes now and then. */
 void ucx_async_busy(int n);
+/* The ranks' thread is inside the library right now (a collective's start):
+ * counted as a poll, so that the progress thread's next look stands aside
+ * instead of taking the worker in the moment between the start and a wait. */
+void ucx_async_inside(void);
+/* flag: true while the ranks' thread waits inside MPI and polls the worker
+ * itself (rank_pe_t.waiting); the progress thread keeps off the worker
+ * meanwhile.  Set before ucx_async_thread_start. */
+void ucx_async_watch(const _Atomic bool *flag);
 /* Starts the progress thread (once; nothing when AMPI_NBC_PROGRESS=0). */
 void ucx_async_thread_start(void);
 /* At process exit, after every rank has finalized. */

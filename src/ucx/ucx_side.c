@@ -202,6 +202,14 @@ void ucx_side_busy(ucx_side_t *s, int n)
         syscall(SYS_futex, (void *)&s->busy, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Whether the ranks' thread waits inside MPI (s->waiting): it polls the
+ * worker itself then, and a poll of this thread would only hold the
+ * worker's lock against it and pull the worker's state to this CPU. */
+static bool ranks_waiting(const ucx_side_t *s)
+{
+    return s->waiting && atomic_load_explicit(s->waiting, memory_order_relaxed);
+}
+
 static __thread bool on_side_thread;
 
 bool ucx_side_on_thread(void) { return on_side_thread; }
@@ -237,6 +245,14 @@ static void *side_thread(void *arg)
         }
         if (spin)
             last_work = ucx_side_now();
+        if (ranks_waiting(s)) {
+            /* the users' own work (copies) still shares out: it holds the
+             * lock only to take a piece */
+            seen = now;
+            if (!(s->work && s->work()))
+                stand_aside(s, &long_nap, own_cpu, spin);
+            continue;
+        }
         if (now != seen) {
             seen = now;
             idle = 0;

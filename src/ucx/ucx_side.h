@@ -40,7 +40,21 @@
  * without arming while work is under way, stays awake 200 us after the last
  * work and then sleeps on the busy count's futex, which the start of the
  * next work wakes (ucx_side_busy).  Between its polls it also does the
- * users' own work (s->work: the schedules' local copies). */
+ * users' own work (s->work: the schedules' local copies).
+ *
+ * A look that finds no new poll is not proof that the ranks compute: they
+ * may be inside the library between polls (a collective's start, a read in
+ * a callback).  Whenever this thread took the worker then, the ranks'
+ * thread waited behind it and the worker's state moved between CPUs: in
+ * MPI_Ialltoall + MPI_Wait loops of 64 KiB on the 2 x H200 host the ranks'
+ * polls found the lock taken 14000-19000 times in 420 collectives.  So
+ * while the ranks' thread waits inside MPI (s->waiting, the PE's flag that
+ * wait loops raise) this thread only shares the users' copies, and the
+ * users mark their calls that start work as polls at both ends
+ * (ucx_side_inside), so that the look after a start stands aside once
+ * before taking the worker.  IMB-NBC's t_pure fell to 0.63-0.90x at
+ * Ialltoall(v) 64-512 KiB and 0.93-0.95x at Igatherv (3 rounds, one host;
+ * BENCHMARKS.md). */
 #ifndef AMPI_UCX_SIDE_H
 #define AMPI_UCX_SIDE_H
 
@@ -68,6 +82,8 @@ typedef struct ucx_side {
     _Atomic uint64_t pe_stamp; /* CLOCK_MONOTONIC ns of the last, */
     _Atomic int busy;          /* and says how much work is under way */
     _Atomic bool dozing;       /* the progress thread sleeps until busy turns nonzero */
+    const _Atomic bool *waiting; /* or NULL: true while the ranks' thread waits inside MPI, polling
+                                  * the worker itself (rank_pe_t.waiting) */
     int (*work)(void); /* the users' own work beside the worker's (or NULL): the progress
                         * thread calls it without the lock after each of its polls; it
                         * returns how much it did */
@@ -113,6 +129,14 @@ static inline void ucx_side_polling(ucx_side_t *s)
     atomic_store_explicit(&s->pe_polls, n, memory_order_relaxed);
     if (s->stamped && n % 16 == 0)
         atomic_store_explicit(&s->pe_stamp, ucx_side_now(), memory_order_relaxed);
+}
+/* A poll's mark, stamped always: the ranks' thread is inside the library
+ * (ucx_async_inside). */
+static inline void ucx_side_inside(ucx_side_t *s)
+{
+    atomic_store_explicit(&s->pe_polls, atomic_load_explicit(&s->pe_polls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&s->pe_stamp, ucx_side_now(), memory_order_relaxed);
 }
 /* The work under way is now n (the ranks' thread): wakes the progress
  * thread where it sleeps for the lack of any. */

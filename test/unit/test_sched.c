@@ -1,6 +1,6 @@
 /* Tests of ULTs and the per-PE scheduler: a ring of 1000 ULTs passing a
  * token with block/wake, yield order and progress fairness, wakes that come
- * before the block, stack-size configuration, and (in child processes) the
+ * before the block, the PE's waiting flag, stack-size configuration, and (in child processes) the
  * stack-overflow report, other faults, and the deadlock report. */
 #define _GNU_SOURCE
 #include "rank/rank_ult.h"
@@ -222,6 +222,59 @@ static void test_wake_before_block(void)
 static void yield_once(void *arg) { (void)arg; rank_yield(); }
 static void block_once(void *arg) { (void)arg; rank_block(); }
 
+/* --- 3b. the waiting flag: raised while every ULT is blocked, down for
+ * whichever ULT runs, whatever the one before it left --- */
+
+static rank_pe_t wait_pe;
+static rank_ult_t *wait_sleeper;
+static int idle_polls_up, idle_polls_down, sleeper_resumed_up, starter_up;
+
+static int waiting_progress(void *arg)
+{
+    (void)arg;
+    if (atomic_load(&wait_pe.waiting))
+        idle_polls_up++;
+    else
+        idle_polls_down++;
+    if (idle_polls_up == 5 && wait_sleeper->state == RANK_ULT_BLOCKED)
+        rank_wake(wait_sleeper);
+    return 0;
+}
+
+/* a rank inside a wait that blocks without lowering the flag first */
+static void sleeper_body(void *arg)
+{
+    (void)arg;
+    rank_waiting_set(&wait_pe, true);
+    rank_block();
+    sleeper_resumed_up = atomic_load(&wait_pe.waiting);
+    rank_waiting_set(&wait_pe, false);
+}
+
+/* a rank that starts after it: computing, not waiting */
+static void starter_body(void *arg)
+{
+    (void)arg;
+    starter_up = atomic_load(&wait_pe.waiting);
+}
+
+static void test_waiting_flag(void)
+{
+    rank_pe_init(&wait_pe, waiting_progress, NULL);
+    CHECK(!atomic_load(&wait_pe.waiting), "a new PE says its ranks wait");
+    rank_ult_t *a = spawn(&wait_pe, SMALL_STACK, sleeper_body, NULL);
+    rank_ult_t *b = spawn(&wait_pe, SMALL_STACK, starter_body, NULL);
+    wait_sleeper = a;
+    rank_pe_run(&wait_pe);
+    CHECK(!starter_up, "a ULT started with the flag its predecessor raised");
+    CHECK(idle_polls_up >= 5, "the flag was up in %d of the scheduler's idle polls (%d down)", idle_polls_up,
+          idle_polls_down);
+    CHECK(!sleeper_resumed_up, "a woken ULT resumed with the idle scheduler's flag");
+    CHECK(!atomic_load(&wait_pe.waiting), "the flag stayed up after the run");
+    rank_ult_destroy(a);
+    rank_ult_destroy(b);
+}
+
 /* --- 4. stack sizes: AMPI_STACK_SIZE (set in main) and rounding --- */
 
 static void test_stack_sizes(size_t env_size)
@@ -381,6 +434,7 @@ int main(void)
     test_ring();
     test_yield();
     test_wake_before_block();
+    test_waiting_flag();
     test_stack_sizes((size_t)256 << 10);
     test_fatal();
     if (unit_check_summary("test_sched")) {
