@@ -47,12 +47,12 @@
  * a callback).  Whenever this thread took the worker then, the ranks'
  * thread waited behind it and the worker's state moved between CPUs: in
  * MPI_Ialltoall + MPI_Wait loops of 64 KiB on the 2 x H200 host the ranks'
- * polls found the lock taken 14000-19000 times in 420 collectives.  So
+ * polls found the lock taken 13000-19000 times in 420 collectives.  So
  * while the ranks' thread waits inside MPI (s->waiting, the PE's flag that
  * wait loops raise) this thread only shares the users' copies, and the
  * users mark their calls that start work as polls at both ends
  * (ucx_side_inside), so that the look after a start stands aside once
- * before taking the worker.  IMB-NBC's t_pure fell to 0.63-0.90x at
+ * before taking the worker.  IMB-NBC's t_pure fell to 0.63-0.99x at
  * Ialltoall(v) 64-512 KiB and 0.93-0.95x at Igatherv (3 rounds, one host;
  * BENCHMARKS.md). */
 #ifndef AMPI_UCX_SIDE_H
