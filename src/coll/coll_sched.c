@@ -237,16 +237,21 @@ typedef struct copy {
  * processes on the 2 x H200 host spent 198-223 us of its 400-460 in the
  * root's call, copying its own block, so that IMB-NBC's overlap stayed
  * below 52 %.  Where the progress thread shares the ranks' core (no
- * AMPI_PROGRESS_CPU), the copy stays in the call: on the 2-vCPU machine
- * deferring it took t_pure to 1.03-1.26x at Ialltoall 128 KiB-2 MiB and
- * 1.0-1.5x at Igather 64 KiB-1 MiB.  Copies shorter than a piece stay in
- * the call too: handing one over costs 4-5 us, more than the copy
- * (MPI_Igather + MPI_Wait of 64 KiB blocks, 2 processes, 2 x H200 host:
- * 11.7-13.7 us deferred against 7.6-9.3 in the call, Iscatter 14.0-14.8
- * against 9.2-10.5; IMB-NBC overlap 79-83 % against 42-55 %).  Where between
- * 64 KiB and 4 MiB deferring starts to pay is not measured; a piece takes
- * about 13 us to copy there.  A piece is small enough that the ranks'
- * thread and the progress thread share a large copy. */
+ * AMPI_PROGRESS_CPU) the ranks' thread mostly makes the copy in its wait,
+ * after its poll has started the reads: on the 2-vCPU machine IMB-NBC's
+ * overlap at 1-4 MiB rose 1.3-9x in 31 of 33 cells against the copy in
+ * the call (Igather 1 MiB 30.9 against 3.4 %, Iscatterv 30.0 against 7.3;
+ * the other two, Igather(v) 4 MiB, had rounds split between 0 and 49 %),
+ * t_pure 0.85-1.12x (2 x 7 rounds, BENCHMARKS.md).  Before the progress
+ * thread kept off the worker while the ranks wait, deferring there took
+ * t_pure to 1.03-1.26x at Ialltoall 128 KiB-2 MiB.  Copies shorter than a
+ * piece stay in the call: handing one over costs 4-5 us, more than the
+ * copy (MPI_Igather + MPI_Wait of 64 KiB blocks, 2 processes, 2 x H200
+ * host: 11.7-13.7 us deferred against 7.6-9.3 in the call, Iscatter
+ * 14.0-14.8 against 9.2-10.5; IMB-NBC overlap 79-83 % against 42-55 %).
+ * Where between 64 KiB and 4 MiB deferring starts to pay is not measured; a
+ * piece takes about 13 us to copy there.  A piece is small enough that the
+ * ranks' thread and the progress thread share a large copy. */
 #define COPY_PIECE (256 * 1024)
 
 static copy_t *copies, **copies_tail = &copies; /* FIFO, under the worker's lock */
@@ -254,13 +259,7 @@ static _Atomic int copies_queued;
 
 void sched_copy(sched_t *s, void *dst, const void *src, size_t len)
 {
-    static _Atomic int defer = -1; /* whichever thread reads it first sets it: all get the same answer */
-    int d = atomic_load_explicit(&defer, memory_order_relaxed);
-    if (d < 0) {
-        d = ucx_async_thread_has_cpu();
-        atomic_store_explicit(&defer, d, memory_order_relaxed);
-    }
-    if (!d || len < COPY_PIECE) { /* see above */
+    if (len < COPY_PIECE) { /* see above */
         memcpy(dst, src, len);
         sched_tally(SCHED_TALLY_COPY_BYTES, len);
         return;

@@ -92,7 +92,6 @@ void ucx_async_report(void)
 void ucx_async_unlock(void) { pthread_mutex_unlock(&lk); }
 bool ucx_async_trylock(void) { return pthread_mutex_trylock(&lk) == 0; }
 void ucx_async_set_work(int (*fn)(void)) { A.w.work = fn; }
-bool ucx_async_thread_has_cpu(void) { return ucx_side_has_cpu(); }
 
 bool ucx_async_job_has_cpu(void)
 {

@@ -44,8 +44,6 @@ bool ucx_async_trylock(void);
  * schedules): the progress thread calls fn, without the lock, after each of
  * its polls; fn returns how much it did.  Set before the thread starts. */
 void ucx_async_set_work(int (*fn)(void));
-/* Whether the progress thread has a CPU of its own (ucx_side_has_cpu). */
-bool ucx_async_thread_has_cpu(void);
 /* Whether process 0's progress thread has one: the same answer in every
  * process of the job, for choices that every process must make alike
  * (AMPI_PROGRESS_CPU may differ between processes).  False without the
