@@ -81,6 +81,11 @@ int main(int argc, char **argv)
     j.displs = malloc((size_t)np * sizeof *j.displs);
     if (!j.sbuf || !j.rbuf || !j.counts || !j.displs || it < 1)
         MPI_Abort(MPI_COMM_WORLD, 2);
+    /* written, as an application's buffers are: calloc's untouched pages
+     * are the kernel's zero page, which a peer's process_vm_readv maps page
+     * by page on a slow path (64 KiB: 4.0-5.0 us against 2.5-3.5 written) */
+    memset(j.sbuf, 1, all);
+    memset(j.rbuf, 2, all);
     for (int i = 0; i < np; i++) {
         j.counts[i] = j.n;
         j.displs[i] = i * j.n;
