@@ -119,25 +119,22 @@ static inline uint64_t ucx_side_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+/* The ranks' thread marks a poll (pe_polls) and stamps every stamp_every-th. */
+static inline void ucx_side_mark(ucx_side_t *s, unsigned stamp_every)
+{
+    unsigned n = atomic_load_explicit(&s->pe_polls, memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->pe_polls, n, memory_order_relaxed);
+    if (s->stamped && n % stamp_every == 0)
+        atomic_store_explicit(&s->pe_stamp, ucx_side_now(), memory_order_relaxed);
+}
 /* The ranks' thread, before it polls the worker: the progress thread stands
  * aside.  The stamp is taken every 16th poll: a wait loop polls many times
  * in the 20 us the progress thread allows, and a clock read at every poll
  * was 5 % of the busy time of 64 KiB exchanges (perf). */
-static inline void ucx_side_polling(ucx_side_t *s)
-{
-    unsigned n = atomic_load_explicit(&s->pe_polls, memory_order_relaxed) + 1;
-    atomic_store_explicit(&s->pe_polls, n, memory_order_relaxed);
-    if (s->stamped && n % 16 == 0)
-        atomic_store_explicit(&s->pe_stamp, ucx_side_now(), memory_order_relaxed);
-}
+static inline void ucx_side_polling(ucx_side_t *s) { ucx_side_mark(s, 16); }
 /* A poll's mark, stamped always: the ranks' thread is inside the library
  * (ucx_async_inside). */
-static inline void ucx_side_inside(ucx_side_t *s)
-{
-    atomic_store_explicit(&s->pe_polls, atomic_load_explicit(&s->pe_polls, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    atomic_store_explicit(&s->pe_stamp, ucx_side_now(), memory_order_relaxed);
-}
+static inline void ucx_side_inside(ucx_side_t *s) { ucx_side_mark(s, 1); }
 /* The work under way is now n (the ranks' thread): wakes the progress
  * thread where it sleeps for the lack of any. */
 void ucx_side_busy(ucx_side_t *s, int n);
